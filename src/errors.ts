@@ -1,0 +1,48 @@
+// The one error class moomem throws, and its code table.
+
+/** Every failure moomem reports carries one of these codes. */
+export type MoomemErrorCode =
+  | "INVALID_USER_ID"
+  | "INVALID_ARGUMENT"
+  | "STORE_CORRUPTED"
+  | "STORE_LOCKED"
+  | "STORE_CLOSED"
+  | "IO_FAILURE"
+  | "EXTRACTION_FAILURE"
+  | "EMBEDDING_FAILURE"
+  | "BACKEND_UNSUPPORTED";
+
+/**
+ * The error every public moomem call throws (or rejects with).
+ *
+ * @example
+ * ```ts
+ * try { await mem.add("bad/id", "hi"); }
+ * catch (e) { if (isMoomemError(e) && e.code === "INVALID_USER_ID") console.log(e.message); }
+ * ```
+ */
+export class MoomemError extends Error {
+  readonly code: MoomemErrorCode;
+
+  constructor(code: MoomemErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "MoomemError";
+    this.code = code;
+  }
+}
+
+/** True when `value` is a {@link MoomemError} (optionally with the given code). */
+export function isMoomemError(value: unknown, code?: MoomemErrorCode): value is MoomemError {
+  return value instanceof MoomemError && (code === undefined || value.code === code);
+}
+
+/** Shorthand for the most common failure: a bad argument. */
+export function invalidArgument(message: string): MoomemError {
+  return new MoomemError("INVALID_ARGUMENT", message);
+}
+
+/** Renders any thrown value as a short reason string (for metadata and messages). */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  return String(error);
+}

@@ -1,0 +1,75 @@
+// The interface every persistence backend (memory, files, IndexedDB) implements.
+
+import type { EntryRecord } from "../types.ts";
+
+/** Identity of the embedding space a store's vectors live in. */
+export interface EmbedderIdentity {
+  id: string;
+  dim: number;
+}
+
+/**
+ * One atomic unit of change: every entry an `add`/`forget`/`restore`/`import`
+ * created or changed, in full (later versions of an id replace earlier ones).
+ * After a crash either the whole batch is there or none of it.
+ */
+export interface Batch {
+  entries: EntryRecord[];
+}
+
+/** What a backend found when it opened. */
+export interface LoadedState {
+  /** Latest version of every entry, in `seq` order. */
+  entries: EntryRecord[];
+  /** Embedder the stored vectors were made with; null for a new or empty store. */
+  embedder: EmbedderIdentity | null;
+  /** Torn journal tails cut off during recovery. */
+  truncatedRecovered: number;
+  /** Persisted format version that was read (the current one for a new store). */
+  formatVersion: number;
+  /** ms since epoch of the last write found on disk, or null. */
+  lastWriteAt: number | null;
+}
+
+/** What compaction writes: the whole current state. */
+export interface SnapshotSource {
+  embedder: EmbedderIdentity;
+  count: number;
+  /** Entries in `seq` order; iterated once, lazily (never one giant string). */
+  entries: Iterable<EntryRecord>;
+}
+
+/** Sizes a backend reports for `stats()`. */
+export interface BackendStats {
+  bytesOnDisk: number;
+  lastWriteAt: number | null;
+}
+
+/**
+ * Where a store's entries live. The store serialises calls: it never calls
+ * `append` or `compact` while another `append`/`compact` is running.
+ *
+ * @example
+ * ```ts
+ * const store = await MemoryStore.open("any-name", { backend: new MemoryBackend() });
+ * ```
+ */
+export interface PersistenceBackend {
+  /** Human-readable location for messages, e.g. a directory. */
+  readonly location: string;
+  /** Open (take the writer lock unless read-only) and recover. Called once. */
+  load(): Promise<LoadedState>;
+  /**
+   * Durably write these batches in order, each atomically, as one group
+   * (one write, one sync). Throws `IO_FAILURE` when nothing of the group may
+   * be considered written.
+   */
+  append(batches: readonly Batch[]): Promise<void>;
+  /** True when the journal has grown enough that the store should call `compact`. */
+  wantsCompaction(): boolean;
+  /** Replace snapshot + journal with one snapshot of `source`. */
+  compact(source: SnapshotSource): Promise<void>;
+  stats(): BackendStats;
+  /** Release the lock and any handles. Idempotent. */
+  close(): Promise<void>;
+}
