@@ -1,0 +1,89 @@
+// Small vector helpers shared by the embedders, the vector index and the similarity judge.
+
+import { invalidArgument } from "../errors.ts";
+
+/**
+ * Dot product of `dim` components: `a[aOffset..aOffset+dim)` · `b[0..dim)`.
+ * Four partial sums (faster, and the one summation order every caller shares, so equal inputs give
+ * bit-equal scores whether they come from {@link dot} or from the vector index).
+ */
+export function dotAt(a: Float32Array, aOffset: number, b: Float32Array, dim: number): number {
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let i = 0;
+  const end4 = dim - (dim % 4);
+  for (; i < end4; i += 4) {
+    s0 += (a[aOffset + i] as number) * (b[i] as number);
+    s1 += (a[aOffset + i + 1] as number) * (b[i + 1] as number);
+    s2 += (a[aOffset + i + 2] as number) * (b[i + 2] as number);
+    s3 += (a[aOffset + i + 3] as number) * (b[i + 3] as number);
+  }
+  for (; i < dim; i++) s0 += (a[aOffset + i] as number) * (b[i] as number);
+  return s0 + s1 + (s2 + s3);
+}
+
+/**
+ * Dot product of two vectors of the same length.
+ *
+ * @example
+ * ```ts
+ * dot(new Float32Array([1, 2]), new Float32Array([3, 4])); // 11
+ * ```
+ */
+export function dot(a: Float32Array, b: Float32Array): number {
+  if (a.length !== b.length) {
+    throw invalidArgument(`dot: vectors differ in length (${a.length} vs ${b.length}); pass vectors of one embedder.`);
+  }
+  return dotAt(a, 0, b, a.length);
+}
+
+/**
+ * Cosine similarity in [-1, 1]; 0 when either vector is all zeros.
+ *
+ * @example
+ * ```ts
+ * cosine(new Float32Array([1, 0]), new Float32Array([2, 0])); // 1
+ * ```
+ */
+export function cosine(a: Float32Array, b: Float32Array): number {
+  const normProduct = Math.sqrt(dot(a, a) * dot(b, b));
+  return normProduct === 0 ? 0 : dot(a, b) / normProduct;
+}
+
+/**
+ * Scales `v` to unit length in place and returns it; an all-zero vector is left as it is.
+ *
+ * @example
+ * ```ts
+ * normalize(new Float32Array([3, 4])); // Float32Array [0.6, 0.8]
+ * ```
+ */
+export function normalize(v: Float32Array): Float32Array {
+  const norm = Math.sqrt(dot(v, v));
+  if (norm === 0) return v;
+  for (let i = 0; i < v.length; i++) v[i] = (v[i] as number) / norm;
+  return v;
+}
+
+/**
+ * Why `v` is not a usable vector of length `dim` (not a Float32Array, wrong length, NaN or ±Infinity),
+ * or null when it is.
+ *
+ * @example
+ * ```ts
+ * checkVector(new Float32Array(3), 4); // "has length 3, expected 4"
+ * ```
+ */
+export function checkVector(v: unknown, dim: number): string | null {
+  if (!(v instanceof Float32Array)) {
+    const kind = v === null ? "null" : Array.isArray(v) ? "an array" : typeof v === "object" ? (v.constructor?.name ?? "an object") : typeof v;
+    return `is ${kind}, expected a Float32Array`;
+  }
+  if (v.length !== dim) return `has length ${v.length}, expected ${dim}`;
+  for (let i = 0; i < v.length; i++) {
+    if (!Number.isFinite(v[i])) return `has a non-finite value (${v[i]}) at index ${i}`;
+  }
+  return null;
+}

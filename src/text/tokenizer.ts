@@ -1,0 +1,160 @@
+// The one tokenizer shared by BM25, the hashing embedder and dedup: words from Intl.Segmenter plus CJK character grams.
+
+/**
+ * What produced a token:
+ * - `word`: a word-like segment outside CJK scripts (`"peanuts"` → `"peanut"` after folding);
+ * - `cjk-word`: a dictionary word the segmenter found inside a CJK run, of 1 or ≥ 3 characters
+ *   (2-character words are already among the bigrams). Dictionaries differ between ICU versions,
+ *   so these tokens may differ between runtimes;
+ * - `cjk-gram`: a character bigram of a CJK run, or the single character of a 1-character run.
+ *   These depend only on the text, so they are the same on every runtime.
+ */
+export type TokenKind = "word" | "cjk-word" | "cjk-gram";
+
+// Letters of Han, Hiragana, Katakana and Hangul, plus the prolonged sound mark ー (script Common).
+// By script, not script extension: the extensions also take in punctuation such as 。 and 、.
+const CJK_CLASS = String.raw`[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}\u30fc]`;
+const CJK_CHAR = new RegExp(CJK_CLASS, "u");
+const CJK_RUN = new RegExp(`${CJK_CLASS}+`, "gu");
+
+function isCjkCodePoint(codePoint: number | undefined): boolean {
+  return codePoint !== undefined && CJK_CHAR.test(String.fromCodePoint(codePoint));
+}
+
+function codePointBefore(text: string, index: number): number | undefined {
+  if (index <= 0) return undefined;
+  const unit = text.charCodeAt(index - 1);
+  const isLowSurrogate = unit >= 0xdc00 && unit <= 0xdfff;
+  return text.codePointAt(isLowSurrogate && index >= 2 ? index - 2 : index - 1);
+}
+
+/** True when the segment at `start..end` of `text` has no CJK neighbour: a run of one character. */
+function isWholeRun(text: string, start: number, end: number): boolean {
+  return !isCjkCodePoint(codePointBefore(text, start)) && !isCjkCodePoint(text.codePointAt(end));
+}
+
+// Pinned to "en" (root rules; CJK and Thai dictionaries apply to every locale) so that the host's default
+// locale cannot change word boundaries. "und" would silently resolve to the default locale.
+const SEGMENTER_LOCALE = "en";
+let segmenter: Intl.Segmenter | undefined;
+
+function wordSegmenter(): Intl.Segmenter {
+  // Created on first use, not at import: importing moomem must not touch Intl (and stays cheap).
+  segmenter ??= new Intl.Segmenter(SEGMENTER_LOCALE, { granularity: "word" });
+  return segmenter;
+}
+
+/**
+ * Puts text into the form every token comes from: NFKC (full-width letters and digits become ASCII),
+ * lower case (locale-independent), typographic apostrophes as `'` (so "don’t" and "don't" match).
+ */
+function canonicalText(text: string): string {
+  return text.normalize("NFKC").toLowerCase().replace(/[\u2019\u02bc]/g, "'");
+}
+
+/**
+ * Light English folding that measurably helps recall (see the report on LoCoMo in the commit history):
+ * the possessive `'s` is dropped ("caroline's" → "caroline").
+ */
+function foldWord(word: string): string {
+  if (word.length > 2 && word.endsWith("'s")) return word.slice(0, -2);
+  return word;
+}
+
+/**
+ * Calls `visit` once per token of `text`, in text order for words and then run by run for CJK grams.
+ * The building block of {@link tokenize}; the hashing embedder uses it to skip the runtime-dependent
+ * `cjk-word` tokens.
+ *
+ * @example
+ * ```ts
+ * forEachToken("我对花生过敏", (token, kind) => console.log(kind, token));
+ * ```
+ */
+export function forEachToken(text: string, visit: (token: string, kind: TokenKind) => void): void {
+  const canonical = canonicalText(text);
+  if (canonical.length === 0) return;
+  let hasCjk = false;
+  for (const segment of wordSegmenter().segment(canonical)) {
+    if (segment.isWordLike !== true) continue;
+    const word = segment.segment;
+    if (!CJK_CHAR.test(word)) {
+      visit(foldWord(word), "word");
+      continue;
+    }
+    hasCjk = true;
+    const chars = Array.from(word);
+    if (chars.every((c) => CJK_CHAR.test(c))) {
+      const lone = chars.length === 1 && isWholeRun(canonical, segment.index, segment.index + word.length);
+      if (chars.length !== 2 && !lone) visit(word, "cjk-word");
+      continue;
+    }
+    // A segment mixing scripts ("iphone手机" on some ICU versions): its non-CJK parts are words,
+    // its CJK part is covered by the run grams below.
+    for (const part of word.split(CJK_RUN)) if (part.length > 0) visit(foldWord(part), "word");
+  }
+  if (!hasCjk) return;
+  for (const match of canonical.matchAll(CJK_RUN)) {
+    const chars = Array.from(match[0]);
+    if (chars.length === 1) {
+      visit(chars[0] as string, "cjk-gram");
+      continue;
+    }
+    for (let i = 0; i + 1 < chars.length; i++) visit((chars[i] as string) + (chars[i + 1] as string), "cjk-gram");
+  }
+}
+
+/**
+ * Splits text into search tokens, repeats kept (term frequency matters to BM25).
+ *
+ * NFKC, lower case, the word-like segments of `Intl.Segmenter`, plus the character bigrams of every
+ * run of Han / Hiragana / Katakana / Hangul characters, so that a part of a CJK word still matches.
+ * The segmenter's own CJK words of 1 or ≥ 3 characters are kept too (2-character ones are bigrams already).
+ * No stop words: BM25's idf already discounts them.
+ *
+ * @example
+ * ```ts
+ * tokenize("I'm allergic to PEANUTS!");   // ["i'm", "allergic", "to", "peanuts"]
+ * tokenize("我对花生过敏").includes("花生"); // true
+ * ```
+ */
+export function tokenize(text: string): string[] {
+  const tokens: string[] = [];
+  forEachToken(text, (token) => tokens.push(token));
+  return tokens;
+}
+
+// Sentence-final punctuation (ASCII, CJK, full-width survivors of NFKC) and spaces at the end of a text.
+const TRAILING_PUNCTUATION = /[\s.!?,;:~…‥。、，；：！？～]+$/u;
+
+/**
+ * The form two facts are compared in for dedup: NFKC, lower case, whitespace collapsed and trimmed,
+ * trailing sentence punctuation dropped.
+ *
+ * @example
+ * ```ts
+ * normalizeForDedup("  I'm   allergic to Peanuts. ") === normalizeForDedup("i'm allergic to peanuts"); // true
+ * normalizeForDedup("我对花生过敏。") === "我对花生过敏";                                                // true
+ * ```
+ */
+export function normalizeForDedup(text: string): string {
+  return text.normalize("NFKC").toLowerCase().replace(/\s+/gu, " ").trim().replace(TRAILING_PUNCTUATION, "");
+}
+
+/**
+ * Jaccard similarity of two token lists taken as sets: |A ∩ B| / |A ∪ B|; 0 when both are empty.
+ *
+ * @example
+ * ```ts
+ * jaccard(tokenize("I live in Paris"), tokenize("I live in Berlin")); // 0.6
+ * ```
+ */
+export function jaccard(a: readonly string[], b: readonly string[]): number {
+  const setA = new Set(a);
+  const setB = new Set(b);
+  if (setA.size === 0 && setB.size === 0) return 0;
+  const [small, large] = setA.size <= setB.size ? [setA, setB] : [setB, setA];
+  let shared = 0;
+  for (const token of small) if (large.has(token)) shared++;
+  return shared / (setA.size + setB.size - shared);
+}
