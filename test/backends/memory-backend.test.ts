@@ -1,0 +1,10 @@
+// The backend conformance suite on MemoryBackend (reopening = loading the same instance again).
+
+import { MemoryBackend } from "../../src/persistence/memory-backend.ts";
+import { testBackend } from "../backend-conformance.ts";
+
+testBackend(
+  "MemoryBackend",
+  () => new MemoryBackend(),
+  (previous) => previous,
+);

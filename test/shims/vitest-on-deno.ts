@@ -1,0 +1,85 @@
+// Lets the shared vitest-style suite run under `deno test`: describe/it from Deno's node:test, expect/vi from vitest.
+//
+// vitest's own describe/it need vitest's runner (they fail under `deno test`), but its `expect`
+// works standalone. deno.test.json maps "vitest" here for test files and back to npm:vitest
+// for this folder.
+
+import * as nodeTest from "node:test";
+
+export { expect, vi } from "vitest";
+
+type TestFn = () => unknown;
+/** vitest accepts a timeout number or an options object as the third argument. */
+type TestOptions = number | { timeout?: number };
+
+function toOptions(options: TestOptions | undefined, skip = false): { timeout?: number; skip?: boolean } {
+  const out: { timeout?: number; skip?: boolean } = {};
+  if (typeof options === "number") out.timeout = options;
+  else if (options?.timeout !== undefined) out.timeout = options.timeout;
+  if (skip) out.skip = true;
+  return out;
+}
+
+// Wrapped so node:test never sees a function with parameters (it would treat one as a done-callback test).
+function wrap(fn: TestFn | undefined): () => Promise<void> {
+  return async () => {
+    if (fn !== undefined) await fn();
+  };
+}
+
+function runTest(name: string, fn?: TestFn, options?: TestOptions): void {
+  void nodeTest.it(name, toOptions(options), wrap(fn));
+}
+
+function skipTest(name: string, fn?: TestFn, options?: TestOptions): void {
+  void nodeTest.it(name, toOptions(options, true), wrap(fn));
+}
+
+/** vitest's `it` (and `test`): name, body, optional timeout. No `it.each`: use a loop. */
+export const it: typeof runTest & {
+  skip: typeof skipTest;
+  todo: (name: string) => void;
+  skipIf: (condition: unknown) => typeof runTest;
+  runIf: (condition: unknown) => typeof runTest;
+} = Object.assign(runTest, {
+  skip: skipTest,
+  todo: (name: string): void => {
+    void nodeTest.it(name, { todo: true }, () => undefined);
+  },
+  skipIf: (condition: unknown): typeof runTest => (condition ? skipTest : runTest),
+  runIf: (condition: unknown): typeof runTest => (condition ? runTest : skipTest),
+});
+
+export const test: typeof it = it;
+
+function runSuite(name: string, fn: () => void): void {
+  void nodeTest.describe(name, fn);
+}
+
+/** vitest's `describe`: synchronous body that registers tests. */
+export const describe: typeof runSuite & {
+  skip: typeof runSuite;
+  skipIf: (condition: unknown) => typeof runSuite;
+  runIf: (condition: unknown) => typeof runSuite;
+} = Object.assign(runSuite, {
+  skip: (name: string, fn: () => void): void => {
+    void nodeTest.describe(name, { skip: true }, fn);
+  },
+  skipIf: (condition: unknown): typeof runSuite =>
+    condition ? (name: string, fn: () => void) => void nodeTest.describe(name, { skip: true }, fn) : runSuite,
+  runIf: (condition: unknown): typeof runSuite =>
+    condition ? runSuite : (name: string, fn: () => void) => void nodeTest.describe(name, { skip: true }, fn),
+});
+
+export function beforeAll(fn: TestFn): void {
+  nodeTest.before(wrap(fn));
+}
+export function afterAll(fn: TestFn): void {
+  nodeTest.after(wrap(fn));
+}
+export function beforeEach(fn: TestFn): void {
+  nodeTest.beforeEach(wrap(fn));
+}
+export function afterEach(fn: TestFn): void {
+  nodeTest.afterEach(wrap(fn));
+}
