@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# What `npm test` and CI run: build, type-check, lint, the suite on Node, Chromium, Bun and Deno, then the package checks.
+#
+# Every step runs even after a failure (so one run shows everything that is broken); the script exits 1
+# if any step failed. A timing table is printed at the end.
+#   FAIL_FAST=1          stop at the first failing step
+#   CHROMIUM_PATH=...    another Chromium binary (default /usr/bin/chromium, see vitest.config.ts)
+
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PWD/node_modules/.bin:$PATH"
+# Colour codes make CI logs hard to read; locally the runners decide by TTY.
+if [[ "${CI:-}" == true ]]; then export NO_COLOR=1; fi
+
+# Node-only suites (test/node/) that cannot run on Bun or Deno, with the reason. Everything else under
+# test/node/ runs on all three server runtimes, so file persistence is checked where users run it.
+# Paths are relative to the repository root.
+NODE_ONLY_TESTS=(
+)
+
+declare -a names=() times=() results=()
+failed=0
+
+now_ms() { date +%s%3N; }
+
+summary() {
+  printf '\n==== summary ====\n'
+  local i
+  for i in "${!names[@]}"; do
+    printf '%-34s %8s ms  %s\n' "${names[$i]}" "${times[$i]}" "${results[$i]}"
+  done
+}
+
+# run_step <name> <command...>: one command per step, so its exit status is the step's result.
+run_step() {
+  local name="$1"
+  shift
+  printf '\n==== %s ====\n$ %s\n' "$name" "$*"
+  local start status=0
+  start="$(now_ms)"
+  "$@" || status=$?
+  names+=("$name")
+  times+=("$(($(now_ms) - start))")
+  if ((status == 0)); then
+    results+=("ok")
+  else
+    results+=("FAILED (exit $status)")
+    failed=1
+    printf '\n!!!! %s failed with exit %s\n' "$name" "$status"
+    if [[ "${FAIL_FAST:-0}" == 1 ]]; then
+      summary
+      exit 1
+    fi
+  fi
+}
+
+total_start="$(now_ms)"
+
+# Shared suite = every *.test.ts under src/ and test/ except test/node/ (which needs a file system and processes).
+deno_shared=(deno test --quiet --no-lock --allow-env --allow-read --config deno.test.json
+  --preload test/shims/idb-preload.ts --ignore=test/node,dist,node_modules src/ test/)
+
+bun_node=(bun test --path-ignore-patterns='dist/**' --path-ignore-patterns='node_modules/**')
+deno_node=(deno test --quiet --no-lock -A --config deno.test.json --preload test/shims/idb-preload.ts)
+if ((${#NODE_ONLY_TESTS[@]} > 0)); then
+  for f in "${NODE_ONLY_TESTS[@]}"; do bun_node+=("--path-ignore-patterns=$f"); done
+  deno_node+=("--ignore=$(IFS=,; echo "${NODE_ONLY_TESTS[*]}")")
+fi
+bun_node+=(./test/node/)
+deno_node+=(test/node/)
+
+run_step "build (tsc)" tsc -p tsconfig.json
+run_step "typecheck (src, tests, tools)" tsc -p tsconfig.check.json
+run_step "lint (eslint)" eslint .
+run_step "node: vitest" vitest run --project node
+run_step "chromium: vitest browser mode" vitest run --project chromium
+run_step "bun: shared suite" bun test
+run_step "bun: test/node (files)" "${bun_node[@]}"
+run_step "deno: shared suite" "${deno_shared[@]}"
+run_step "deno: test/node (files)" "${deno_node[@]}"
+run_step "package: publint --strict" publint --strict
+run_step "package: attw (esm-only)" attw --pack . --profile esm-only
+
+summary
+printf '%-34s %8s ms\n' "total" "$(($(now_ms) - total_start))"
+if ((failed)); then
+  printf '\nSOME STEPS FAILED\n'
+  exit 1
+fi
+printf '\nALL STEPS PASSED\n'
