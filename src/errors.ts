@@ -10,7 +10,9 @@ export type MoomemErrorCode =
   | "IO_FAILURE"
   | "EXTRACTION_FAILURE"
   | "EMBEDDING_FAILURE"
-  | "BACKEND_UNSUPPORTED";
+  | "BACKEND_UNSUPPORTED"
+  | "EMBEDDER_MISMATCH"
+  | "READ_ONLY";
 
 /**
  * The error every public moomem call throws (or rejects with).

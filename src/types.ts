@@ -67,11 +67,21 @@ export interface Embedder {
   embed(texts: string[]): Promise<Float32Array[]>;
 }
 
+/** Filled in by an extractor during one `extract` call. */
+export interface ExtractionReport {
+  retried: boolean;
+}
+
 /** Finds the facts worth remembering in an input. */
 export interface Extractor {
   /** Short name recorded in each entry's metadata (`raw`, `llm`, …). */
   readonly mode: string;
-  extract(userId: string, input: string | readonly ChatMessage[]): Promise<ExtractedFact[]>;
+  /**
+   * `report` lets a model-backed extractor say it needed its retry
+   * (`report.retried = true`); the store then judges conflicts offline, so one
+   * add never makes more than two model calls.
+   */
+  extract(userId: string, input: string | readonly ChatMessage[], report?: ExtractionReport): Promise<ExtractedFact[]>;
 }
 
 /** A judge's answer about one candidate. */
@@ -86,7 +96,8 @@ export interface Verdict {
 export interface ConflictJudge {
   /** Short name recorded in metadata (`similarity`, `llm`, …). */
   readonly name?: string;
-  judge(fact: ExtractedFact & { embedding?: Float32Array }, candidates: MemoryEntry[]): Promise<Verdict[]>;
+  /** `candidates` carry their vector (`embedding`) when they have one. */
+  judge(fact: ExtractedFact & { embedding?: Float32Array }, candidates: Array<MemoryEntry & { embedding?: Float32Array }>): Promise<Verdict[]>;
 }
 
 /** Source of time, ms since epoch. Inject a fixed one in tests. */

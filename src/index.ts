@@ -1,0 +1,54 @@
+// The universal entry: MemoryStore, the plug-in interfaces, the offline defaults and the error type.
+// It imports no runtime-specific module; `moomem/node` and `moomem/browser` add the default storage.
+
+export { MemoryStore } from "./store/memory-store.ts";
+export type {
+  OpenOptions,
+  AddOptions,
+  RecallOptions,
+  ListOptions,
+  ForgetTarget,
+  ForgetOptions,
+  BackendFactory,
+  BackendOptions,
+} from "./store/memory-store.ts";
+export { MoomemError, isMoomemError } from "./errors.ts";
+export type { MoomemErrorCode } from "./errors.ts";
+export type {
+  AddInput,
+  AddSummary,
+  ChatMessage,
+  Clock,
+  ConflictJudge,
+  Embedder,
+  EntryKind,
+  EntryStatus,
+  ExtractedFact,
+  ExtractionReport,
+  Extractor,
+  FactOutcome,
+  ImportSummary,
+  JsonValue,
+  MemoryEntry,
+  Metadata,
+  RecallHit,
+  RecallMode,
+  StoreStats,
+  SyncMode,
+  Verdict,
+} from "./types.ts";
+export { SystemClock, FixedClock } from "./clock.ts";
+export { HashingEmbedder } from "./embedding/hashing-embedder.ts";
+export { RawExtractor } from "./ingest/raw-extractor.ts";
+export { SimilarityJudge } from "./ingest/similarity-judge.ts";
+export type { JudgeCandidate } from "./ingest/similarity-judge.ts";
+export { MemoryBackend } from "./persistence/memory-backend.ts";
+export type {
+  PersistenceBackend,
+  Batch,
+  LoadedState,
+  SnapshotSource,
+  BackendStats,
+  EmbedderIdentity,
+} from "./persistence/backend.ts";
+export { tokenize } from "./text/tokenizer.ts";

@@ -1,0 +1,103 @@
+// Step 2-3 of add: run the extractor, validate what it returns, degrade on failure, truncate.
+
+import type { AddInput, EntryKind, ExtractedFact, ExtractionReport, Extractor, Metadata } from "../types.ts";
+import { ENTRY_KINDS } from "../types.ts";
+import { describeError } from "../errors.ts";
+import { transcriptText } from "./raw-extractor.ts";
+
+/** A fact ready for dedup and embedding, with the metadata the pipeline adds. */
+export interface PreparedFact {
+  content: string;
+  kind: EntryKind;
+  key?: string;
+  sourceSpan?: string;
+  metadata: Metadata;
+}
+
+export interface ExtractionResult {
+  facts: PreparedFact[];
+  /** Why extraction failed (the input was kept whole as an unstructured entry). */
+  degradedReason?: string;
+  /** The extractor needed its retry (so judging must not spend another model call). */
+  usedRetry: boolean;
+}
+
+/** Runs the extractor; a throw or malformed output becomes a degraded, unstructured fact holding the input. */
+export async function extractFacts(extractor: Extractor, userId: string, input: AddInput, maxChars: number): Promise<ExtractionResult> {
+  let raw: unknown;
+  try {
+    const report: ExtractionReport = { retried: false };
+    raw = await extractor.extract(userId, input, report);
+    const facts = checkFacts(raw);
+    return { facts: facts.map((f) => prepare(f, maxChars)), usedRetry: report.retried };
+  } catch (error) {
+    const text = typeof input === "string" ? input.trim() : transcriptText(input);
+    const reason = describeError(error);
+    const fact = prepare({ content: text, kind: "unstructured" }, maxChars);
+    fact.metadata["extraction_degraded"] = reason;
+    return { facts: [fact], degradedReason: reason, usedRetry: true };
+  }
+}
+
+function checkFacts(value: unknown): ExtractedFact[] {
+  if (!Array.isArray(value)) throw new Error(`extractor returned ${typeof value}, expected an array of facts`);
+  const out: ExtractedFact[] = [];
+  value.forEach((f: unknown, i) => {
+    if (typeof f !== "object" || f === null) throw new Error(`extractor fact ${i} is not an object`);
+    const { content, kind, key, sourceSpan } = f as Record<string, unknown>;
+    if (typeof content !== "string") throw new Error(`extractor fact ${i} has no string content`);
+    if (!ENTRY_KINDS.includes(kind as EntryKind)) throw new Error(`extractor fact ${i} has kind ${JSON.stringify(kind)}`);
+    if (key !== undefined && (typeof key !== "string" || key.length === 0)) throw new Error(`extractor fact ${i} has an invalid key`);
+    if (sourceSpan !== undefined && typeof sourceSpan !== "string") throw new Error(`extractor fact ${i} has an invalid sourceSpan`);
+    if (content.trim().length === 0) return; // an empty fact is no fact
+    const fact: ExtractedFact = { content: content.trim(), kind: kind as EntryKind };
+    if (key !== undefined) fact.key = key;
+    if (sourceSpan !== undefined) fact.sourceSpan = sourceSpan;
+    out.push(fact);
+  });
+  return out;
+}
+
+function prepare(fact: ExtractedFact, maxChars: number): PreparedFact {
+  const metadata: Metadata = {};
+  let content = fact.content;
+  if (content.length > maxChars) {
+    metadata["truncated"] = { originalChars: content.length };
+    content = truncate(content, maxChars);
+  }
+  const out: PreparedFact = { content, kind: fact.kind, metadata };
+  if (fact.key !== undefined) out.key = fact.key;
+  if (fact.sourceSpan !== undefined) out.sourceSpan = fact.sourceSpan;
+  return out;
+}
+
+/** Cuts to at most `max` UTF-16 units without splitting a surrogate pair. */
+export function truncate(text: string, max: number): string {
+  let end = max;
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--;
+  return text.slice(0, end);
+}
+
+/**
+ * Counts consecutive failed extractions (DESIGN §2): the third in a row is an
+ * error instead of a degraded entry; any success resets the count.
+ */
+export class ExtractionGuard {
+  #failures = 0;
+  static readonly LIMIT = 3;
+
+  get failures(): number {
+    return this.#failures;
+  }
+
+  /** Records an outcome; returns true when this failure is the one that must be refused. */
+  record(failed: boolean): boolean {
+    if (!failed) {
+      this.#failures = 0;
+      return false;
+    }
+    this.#failures++;
+    return this.#failures >= ExtractionGuard.LIMIT;
+  }
+}

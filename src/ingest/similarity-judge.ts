@@ -1,0 +1,68 @@
+// The default, offline conflict judge: slot keys first, then similarity thresholds.
+
+import type { ConflictJudge, ExtractedFact, MemoryEntry, Verdict } from "../types.ts";
+import { invalidArgument } from "../errors.ts";
+import { cosine } from "../embedding/vector-math.ts";
+import { jaccard, normalizeForDedup, tokenize } from "../text/tokenizer.ts";
+
+/** Width of the "coexist" band below the replace threshold. */
+const COEXIST_BAND = 0.15;
+
+/** A candidate as the store hands it to judges: the public entry plus its vector when it has one. */
+export type JudgeCandidate = MemoryEntry & { embedding?: Float32Array };
+
+/**
+ * Decides without a model:
+ * - same `key` (e.g. `home_city`) with different content → replace;
+ * - different keys → at most coexist (two slots never replace each other);
+ * - otherwise sim = max(cosine of vectors, keyword Jaccard): ≥ threshold →
+ *   replace, within 0.15 below → coexist, else ignore.
+ *
+ * @example
+ * ```ts
+ * const mem = await MemoryStore.open(":memory:", { judge: new SimilarityJudge({ threshold: 0.9 }) });
+ * ```
+ */
+export class SimilarityJudge implements ConflictJudge {
+  readonly name: string = "similarity";
+  readonly threshold: number;
+
+  constructor(options: { threshold?: number } = {}) {
+    const threshold = options.threshold ?? 0.82;
+    if (typeof threshold !== "number" || !(threshold > 0 && threshold <= 1)) {
+      throw invalidArgument(`SimilarityJudge threshold must be a number in (0, 1], got ${String(threshold)}`);
+    }
+    this.threshold = threshold;
+  }
+
+  judge(fact: ExtractedFact & { embedding?: Float32Array }, candidates: JudgeCandidate[]): Promise<Verdict[]> {
+    return Promise.resolve(candidates.map((c) => this.judgeOne(fact, c)));
+  }
+
+  judgeOne(fact: ExtractedFact & { embedding?: Float32Array }, candidate: JudgeCandidate): Verdict {
+    const sameContent = normalizeForDedup(fact.content) === normalizeForDedup(candidate.content);
+    if (fact.key !== undefined && candidate.key !== undefined) {
+      if (fact.key === candidate.key) {
+        if (sameContent) return { id: candidate.id, decision: "ignore", reason: `same value for key "${fact.key}"` };
+        return { id: candidate.id, decision: "replace", reason: `new value for key "${fact.key}"` };
+      }
+    }
+    const sim = this.similarity(fact, candidate);
+    const differentKeys = fact.key !== undefined && candidate.key !== undefined && fact.key !== candidate.key;
+    if (sim >= this.threshold && !differentKeys) {
+      return { id: candidate.id, decision: "replace", reason: `similarity ${sim.toFixed(3)} ≥ ${this.threshold}` };
+    }
+    if (sim >= this.threshold - COEXIST_BAND) {
+      return { id: candidate.id, decision: "coexist", reason: `similarity ${sim.toFixed(3)} close to ${this.threshold}` };
+    }
+    return { id: candidate.id, decision: "ignore" };
+  }
+
+  similarity(fact: ExtractedFact & { embedding?: Float32Array }, candidate: JudgeCandidate): number {
+    const vectorSim =
+      fact.embedding !== undefined && candidate.embedding !== undefined && fact.embedding.length === candidate.embedding.length
+        ? cosine(fact.embedding, candidate.embedding)
+        : 0;
+    return Math.max(vectorSim, jaccard(tokenize(fact.content), tokenize(candidate.content)));
+  }
+}

@@ -1,0 +1,126 @@
+// One entry <-> its persisted JSON object (snake_case, as on disk and in exports).
+
+import type { EntryKind, EntryRecord, EntryStatus, JsonValue, Metadata } from "../types.ts";
+import { ENTRY_KINDS, ENTRY_STATUSES } from "../types.ts";
+import { base64ToVector, vectorToBase64 } from "./base64.ts";
+
+/** Persisted shape of one entry (format v2). */
+export interface EntryJson {
+  id: string;
+  user_id: string;
+  content: string;
+  kind: EntryKind;
+  key?: string;
+  status: EntryStatus;
+  created_at: number;
+  updated_at: number;
+  superseded_by: string | null;
+  seq: number;
+  /** base64 of little-endian float32 (v2), a number array (seed v1), or null. */
+  embedding: string | number[] | null;
+  metadata: Metadata;
+}
+
+/** The persisted object of one entry; `JSON.stringify` of it is one line. */
+export function entryToJson(entry: EntryRecord): EntryJson {
+  const out: EntryJson = {
+    id: entry.id,
+    user_id: entry.userId,
+    content: entry.content,
+    kind: entry.kind,
+    status: entry.status,
+    created_at: entry.createdAt,
+    updated_at: entry.updatedAt,
+    superseded_by: entry.supersededBy ?? null,
+    seq: entry.seq,
+    embedding: entry.embedding === null ? null : vectorToBase64(entry.embedding),
+    metadata: entry.metadata,
+  };
+  if (entry.key !== undefined) out.key = entry.key;
+  return out;
+}
+
+/**
+ * Parses one persisted entry object (v2, or the seed's v1 with `embedding` as
+ * an array and no `updated_at`). Throws a plain `Error` naming the bad field;
+ * callers wrap it with the file and line.
+ */
+export function entryFromJson(value: unknown): EntryRecord {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Error("entry is not a JSON object");
+  const o = value as Record<string, unknown>;
+  const id = str(o, "id");
+  const userId = str(o, "user_id");
+  const content = typeof o["content"] === "string" ? o["content"] : fail("content", o["content"]);
+  const kind = o["kind"];
+  if (!ENTRY_KINDS.includes(kind as EntryKind)) fail("kind", kind);
+  const status = o["status"];
+  if (!ENTRY_STATUSES.includes(status as EntryStatus)) fail("status", status);
+  const createdAt = num(o, "created_at");
+  const updatedAt = o["updated_at"] === undefined ? createdAt : num(o, "updated_at");
+  const seq = num(o, "seq");
+  if (!Number.isSafeInteger(seq) || seq < 0) fail("seq", seq);
+  const supersededBy = o["superseded_by"];
+  if (supersededBy !== null && supersededBy !== undefined && typeof supersededBy !== "string") fail("superseded_by", supersededBy);
+  const metadata = o["metadata"] ?? {};
+  if (typeof metadata !== "object" || metadata === null || Array.isArray(metadata)) fail("metadata", metadata);
+  const entry: EntryRecord = {
+    id,
+    userId,
+    content,
+    kind: kind as EntryKind,
+    status: status as EntryStatus,
+    createdAt,
+    updatedAt,
+    seq,
+    metadata: metadata as Metadata,
+    embedding: decodeEmbedding(o["embedding"]),
+  };
+  const key = o["key"];
+  if (key !== undefined && key !== null) {
+    if (typeof key !== "string") fail("key", key);
+    entry.key = key;
+  }
+  if (typeof supersededBy === "string") entry.supersededBy = supersededBy;
+  return entry;
+}
+
+function decodeEmbedding(value: unknown): Float32Array | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === "string") {
+    const vector = base64ToVector(value);
+    if (vector === null) fail("embedding", value.slice(0, 24));
+    return vector;
+  }
+  if (Array.isArray(value)) {
+    const vector = new Float32Array(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const x: unknown = value[i];
+      if (typeof x !== "number" || !Number.isFinite(x)) fail("embedding", x);
+      vector[i] = x;
+    }
+    return vector;
+  }
+  return fail("embedding", value);
+}
+
+function str(o: Record<string, unknown>, field: string): string {
+  const v = o[field];
+  if (typeof v !== "string" || v.length === 0) fail(field, v);
+  return v;
+}
+
+function num(o: Record<string, unknown>, field: string): number {
+  const v = o[field];
+  if (typeof v !== "number" || !Number.isFinite(v)) fail(field, v);
+  return v;
+}
+
+function fail(field: string, value: unknown): never {
+  throw new Error(`field "${field}" is invalid (${JSON.stringify(value as JsonValue) ?? String(value)})`);
+}
+
+/** Deep copy of an entry, so callers never share mutable state with the store. */
+export function cloneEntry(entry: EntryRecord): EntryRecord {
+  const copy: EntryRecord = { ...entry, metadata: structuredClone(entry.metadata) };
+  return copy;
+}

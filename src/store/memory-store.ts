@@ -1,0 +1,901 @@
+// MemoryStore: the public facade; it orchestrates extraction, indexes, fusion and persistence.
+
+import type {
+  AddInput,
+  AddSummary,
+  Clock,
+  ConflictJudge,
+  Embedder,
+  EntryRecord,
+  EntryStatus,
+  Extractor,
+  FactOutcome,
+  ImportSummary,
+  MemoryEntry,
+  Metadata,
+  RecallHit,
+  RecallMode,
+  StoreStats,
+  SyncMode,
+} from "../types.ts";
+import { ENTRY_STATUSES } from "../types.ts";
+import type { EmbedderIdentity, PersistenceBackend } from "../persistence/backend.ts";
+import { MemoryBackend } from "../persistence/memory-backend.ts";
+import { MoomemError, invalidArgument } from "../errors.ts";
+import { SystemClock } from "../clock.ts";
+import { HashingEmbedder } from "../embedding/hashing-embedder.ts";
+import { RawExtractor } from "../ingest/raw-extractor.ts";
+import { SimilarityJudge, type JudgeCandidate } from "../ingest/similarity-judge.ts";
+import { ExtractionGuard, extractFacts, type PreparedFact } from "../ingest/extract.ts";
+import { embedTexts } from "../ingest/embed.ts";
+import { judgeFact } from "../ingest/judge.ts";
+import { fuseRrf } from "../fusion/rrf.ts";
+import { normalizeForDedup, tokenize } from "../text/tokenizer.ts";
+import { normalize } from "../embedding/vector-math.ts";
+import { EntryState, isLive, type Change } from "./entry-state.ts";
+import { WriteQueue } from "./write-queue.ts";
+import { makeEntryId } from "./ids.ts";
+import { toPublicEntry, toRecallHit } from "./public-entry.ts";
+import { matchesFilter, readFilter, type EntryFilter } from "./entry-filter.ts";
+import { EXPORT_FORMAT, entryLine, headerLine, parseImport } from "./jsonl-transfer.ts";
+import {
+  checkAddInput,
+  checkIntegerIn,
+  checkKnownKeys,
+  checkMetadata,
+  checkNumberIn,
+  checkOptions,
+  checkTime,
+  checkUserId,
+  describe,
+} from "./validation.ts";
+
+/** Options of {@link MemoryStore.open}. Every one is optional. */
+export interface OpenOptions {
+  /** Turns text into vectors. Default: `new HashingEmbedder()` (256 dims, offline). */
+  embedder?: Embedder;
+  /** Finds facts in what the user said. Default: `new RawExtractor()` (stores the text as is). */
+  extractor?: Extractor;
+  /** Decides whether a new fact replaces an old one. Default: `new SimilarityJudge({ threshold: supersedeThreshold })`. */
+  judge?: ConflictJudge;
+  /** Where entries live. Default: files under `path` (Node, Bun, Deno), IndexedDB (browser), memory for `":memory:"`. */
+  backend?: PersistenceBackend;
+  /** Source of time. Default: the system clock. */
+  clock?: Clock;
+  /** Durability of an acknowledged write: `"always"` (default), `"interval"`, `"none"`. */
+  sync?: SyncMode;
+  /** With `sync: "interval"`: how often to sync, in ms (default 100). */
+  syncIntervalMs?: number;
+  /** Open without the writer lock, for inspection while another process writes. Writes then throw `READ_ONLY`... see docs. */
+  readOnly?: boolean;
+  /** RRF constant k (default 60). */
+  rrfK?: number;
+  /** Candidates taken from each route before fusion (default `min(50, max(20, 2·topK))`, at least topK). */
+  candidates?: number;
+  /** Similarity at which the default judge replaces an old fact (default 0.82). */
+  supersedeThreshold?: number;
+  /** Longer facts are truncated to this many characters (default 8192). */
+  maxContentChars?: number;
+  /** Journal size in bytes after which the file backend compacts (default: max(1 MiB, snapshot size)). */
+  compactAfterBytes?: number;
+}
+
+/** Options the store hands to a default backend it creates. */
+export interface BackendOptions {
+  sync: SyncMode;
+  syncIntervalMs: number;
+  readOnly: boolean;
+  compactAfterBytes?: number;
+}
+
+/** Picks the default backend for a path on one runtime (see the runtime entries). */
+export type BackendFactory = (path: string, options: BackendOptions) => PersistenceBackend;
+
+/** Options of {@link MemoryStore.add}. */
+export interface AddOptions {
+  /** JSON object kept on every entry this add creates. */
+  metadata?: Metadata;
+  /** When the user said it (Date or ms since epoch), for importing old conversations. Default: now. */
+  observedAt?: Date | number;
+}
+
+/** Options of {@link MemoryStore.recall}. */
+export interface RecallOptions {
+  /** How many hits at most, 1..100 (default 5). */
+  topK?: number;
+  /** `"hybrid"` (default), `"vector"` or `"keyword"`. */
+  mode?: RecallMode;
+  /** Only entries created at or after this time. */
+  since?: Date | number;
+  /** Only entries created at or before this time. */
+  until?: Date | number;
+  /** Only entries of this kind. */
+  kind?: MemoryEntry["kind"];
+  /** Only entries whose metadata has these exact values. */
+  metadata?: Metadata;
+}
+
+/** Options of {@link MemoryStore.list}. */
+export interface ListOptions {
+  /** One status, or `"all"` (default). */
+  status?: EntryStatus | "all";
+  since?: Date | number;
+  until?: Date | number;
+  kind?: MemoryEntry["kind"];
+  metadata?: Metadata;
+}
+
+/** What {@link MemoryStore.forget} removes: one entry, or all of the user's. */
+export type ForgetTarget = { id: string } | { all: true };
+
+/** Options of {@link MemoryStore.forget}. */
+export interface ForgetOptions {
+  /** Also erase the content: after the next compaction only a content-free tombstone remains on disk. */
+  purge?: boolean;
+}
+
+const OPEN_KEYS = [
+  "embedder", "extractor", "judge", "backend", "clock", "sync", "syncIntervalMs", "readOnly",
+  "rrfK", "candidates", "supersedeThreshold", "maxContentChars", "compactAfterBytes",
+] as const;
+const JUDGE_CANDIDATES_PER_ROUTE = 8;
+/** Judging skips the configured judge when extraction already used its retry (2 model calls per add at most). */
+const BUDGET_SPENT = "extraction used its retry; the add's budget of two model calls is spent";
+
+interface Settings {
+  rrfK: number;
+  candidates: number | undefined;
+  maxContentChars: number;
+}
+
+/**
+ * An embedded long-term memory: per-user facts that survive restarts,
+ * recalled by meaning and keywords, replaced when they change.
+ *
+ * @example
+ * ```ts
+ * import { MemoryStore } from "moomem";
+ * const mem = await MemoryStore.open("./memory");
+ * await mem.add("user-42", "I'm allergic to peanuts");
+ * const hits = await mem.recall("user-42", "what should I cook for lunch?", { topK: 5 });
+ * await mem.close();
+ * ```
+ */
+export class MemoryStore {
+  readonly #backend: PersistenceBackend;
+  readonly #embedder: Embedder;
+  readonly #extractor: Extractor;
+  readonly #judge: ConflictJudge;
+  readonly #fallbackJudge: SimilarityJudge;
+  readonly #clock: Clock;
+  readonly #settings: Settings;
+  readonly #readOnly: boolean;
+  readonly #state: EntryState;
+  readonly #queue: WriteQueue;
+  readonly #guard = new ExtractionGuard();
+  readonly #identity: EmbedderIdentity;
+  readonly #inflight = new Set<Promise<unknown>>();
+  #nextSeq: number;
+  #truncatedRecovered: number;
+  #formatVersion: number;
+  #closed = false;
+  #closing: Promise<void> | null = null;
+  #compactionQueued = false;
+  #compactionError: unknown = null;
+
+  private constructor(parts: {
+    backend: PersistenceBackend;
+    embedder: Embedder;
+    extractor: Extractor;
+    judge: ConflictJudge;
+    fallbackJudge: SimilarityJudge;
+    clock: Clock;
+    settings: Settings;
+    readOnly: boolean;
+    state: EntryState;
+    nextSeq: number;
+    truncatedRecovered: number;
+    formatVersion: number;
+    identity: EmbedderIdentity;
+  }) {
+    this.#backend = parts.backend;
+    this.#embedder = parts.embedder;
+    this.#extractor = parts.extractor;
+    this.#judge = parts.judge;
+    this.#fallbackJudge = parts.fallbackJudge;
+    this.#clock = parts.clock;
+    this.#settings = parts.settings;
+    this.#readOnly = parts.readOnly;
+    this.#state = parts.state;
+    this.#nextSeq = parts.nextSeq;
+    this.#truncatedRecovered = parts.truncatedRecovered;
+    this.#formatVersion = parts.formatVersion;
+    this.#identity = parts.identity;
+    this.#queue = new WriteQueue(parts.state, parts.backend, () => this.#maybeCompact());
+  }
+
+  /**
+   * Opens (or creates) the store at `path` and recovers it after a crash.
+   * `":memory:"` keeps everything in memory. From the universal entry, other
+   * paths need `options.backend`; `moomem/node` and `moomem/browser` (picked
+   * automatically by `import "moomem"`) default to files and IndexedDB.
+   *
+   * @example
+   * ```ts
+   * const mem = await MemoryStore.open(":memory:");
+   * ```
+   */
+  static open(path: string, options?: OpenOptions): Promise<MemoryStore> {
+    return MemoryStore.openWith(path, options, (p) => {
+      throw new MoomemError(
+        "BACKEND_UNSUPPORTED",
+        `no default storage for path ${JSON.stringify(p)} in this runtime; use ":memory:", pass { backend }, or import from "moomem/node" or "moomem/browser"`,
+      );
+    });
+  }
+
+  /** Opens with a runtime's default backend factory (used by the runtime entries). */
+  static async openWith(path: string, options: OpenOptions | undefined, defaultBackend: BackendFactory): Promise<MemoryStore> {
+    if (typeof path !== "string" || path.length === 0) {
+      throw invalidArgument(`open: path must be a non-empty string (a directory, or ":memory:"), got ${describe(path)}`);
+    }
+    const o = checkOptions(options, "open options");
+    checkKnownKeys(o, OPEN_KEYS, "open");
+    const embedder = (o["embedder"] as Embedder | undefined) ?? new HashingEmbedder();
+    checkPlugin(embedder, "embedder", ["embed"]);
+    if (!Number.isInteger(embedder.dim) || embedder.dim < 1) throw invalidArgument(`open: embedder.dim must be a positive integer, got ${describe(embedder.dim)}`);
+    const extractor = (o["extractor"] as Extractor | undefined) ?? new RawExtractor();
+    checkPlugin(extractor, "extractor", ["extract"]);
+    const threshold = o["supersedeThreshold"] === undefined ? 0.82 : checkNumberIn(o["supersedeThreshold"], "open: supersedeThreshold", 0.01, 1);
+    const fallbackJudge = new SimilarityJudge({ threshold });
+    const judge = (o["judge"] as ConflictJudge | undefined) ?? fallbackJudge;
+    checkPlugin(judge, "judge", ["judge"]);
+    const clock = (o["clock"] as Clock | undefined) ?? new SystemClock();
+    checkPlugin(clock, "clock", ["now"]);
+    const sync = (o["sync"] ?? "always") as SyncMode;
+    if (sync !== "always" && sync !== "interval" && sync !== "none") throw invalidArgument(`open: sync must be "always", "interval" or "none", got ${describe(sync)}`);
+    const syncIntervalMs = o["syncIntervalMs"] === undefined ? 100 : checkIntegerIn(o["syncIntervalMs"], "open: syncIntervalMs", 1, 3_600_000);
+    const readOnly = o["readOnly"] ?? false;
+    if (typeof readOnly !== "boolean") throw invalidArgument(`open: readOnly must be true or false, got ${describe(readOnly)}`);
+    const settings: Settings = {
+      rrfK: o["rrfK"] === undefined ? 60 : checkNumberIn(o["rrfK"], "open: rrfK", 1, 10_000),
+      candidates: o["candidates"] === undefined ? undefined : checkIntegerIn(o["candidates"], "open: candidates", 1, 10_000),
+      maxContentChars: o["maxContentChars"] === undefined ? 8192 : checkIntegerIn(o["maxContentChars"], "open: maxContentChars", 16, 10_000_000),
+    };
+    const backendOptions: BackendOptions = { sync, syncIntervalMs, readOnly };
+    if (o["compactAfterBytes"] !== undefined) backendOptions.compactAfterBytes = checkIntegerIn(o["compactAfterBytes"], "open: compactAfterBytes", 1, Number.MAX_SAFE_INTEGER);
+    let backend = o["backend"] as PersistenceBackend | undefined;
+    if (backend !== undefined) checkPlugin(backend, "backend", ["load", "append", "compact", "close", "stats", "wantsCompaction"]);
+    backend ??= path === ":memory:" ? new MemoryBackend() : defaultBackend(path, backendOptions);
+
+    const loaded = await backend.load();
+    const identity: EmbedderIdentity = { id: embedder.id ?? `custom/${embedder.dim}`, dim: embedder.dim };
+    try {
+      checkEmbedderMatch(loaded.embedder, identity, backend.location);
+    } catch (error) {
+      await backend.close();
+      throw error;
+    }
+    const state = new EntryState(embedder.dim);
+    let maxSeq = 0;
+    for (const entry of loaded.entries) {
+      state.put(entry);
+      if (entry.seq > maxSeq) maxSeq = entry.seq;
+    }
+    const store = new MemoryStore({
+      backend,
+      embedder,
+      extractor,
+      judge,
+      fallbackJudge,
+      clock,
+      settings,
+      readOnly,
+      state,
+      nextSeq: maxSeq + 1,
+      truncatedRecovered: loaded.truncatedRecovered,
+      formatVersion: loaded.formatVersion,
+      identity,
+    });
+    // A new store records its embedder at once; an old-format store is rewritten in the current one.
+    if (!readOnly && (loaded.embedder === null || loaded.formatVersion < 2)) {
+      try {
+        await store.#compactNow();
+      } catch (error) {
+        await backend.close();
+        throw error;
+      }
+    }
+    return store;
+  }
+
+  /**
+   * Remembers what the user said: extracts facts, skips duplicates, embeds,
+   * supersedes facts that changed, and persists it all as one atomic write.
+   *
+   * @example
+   * ```ts
+   * const summary = await mem.add("user-42", "I moved to Shenzhen", { metadata: { channel: "chat" } });
+   * console.log(summary.facts); // what was understood and what happened to each fact
+   * ```
+   */
+  add(userId: string, input: AddInput, options?: AddOptions): Promise<AddSummary> {
+    return this.#track(async () => {
+      this.#checkWritable();
+      checkUserId(userId);
+      const text = checkAddInput(input);
+      const o = checkOptions(options, "add options");
+      checkKnownKeys(o, ["metadata", "observedAt"], "add");
+      const metadata = o["metadata"] === undefined ? {} : checkMetadata(o["metadata"], "add: metadata");
+      const observedAt = o["observedAt"] === undefined ? undefined : checkTime(o["observedAt"], "add: observedAt");
+
+      const extraction = await extractFacts(this.#extractor, userId, text, this.#settings.maxContentChars);
+      if (this.#guard.record(extraction.degradedReason !== undefined)) {
+        throw new MoomemError(
+          "EXTRACTION_FAILURE",
+          `the extractor (${this.#extractor.mode}) failed ${this.#guard.failures} adds in a row (last: ${extraction.degradedReason}); this text was NOT stored — check the model service, then add it again`,
+        );
+      }
+      // Embedding needs no store state, so it runs before taking the write queue.
+      const embedded = await embedTexts(this.#embedder, extraction.facts.map((f) => f.content));
+      return this.#queue.write(async (change) => {
+        const summary: AddSummary = { extracted: extraction.facts.length, inserted: 0, duplicates: 0, superseded: 0, conflicts: 0, degraded: false, facts: [] };
+        if (extraction.degradedReason !== undefined || embedded.degradedReason !== undefined) summary.degraded = true;
+        const now = this.#clock.now();
+        for (let i = 0; i < extraction.facts.length; i++) {
+          const fact = extraction.facts[i]!;
+          const vector = embedded.vectors?.[i] ?? null;
+          const outcome = await this.#addFact(change, userId, fact, vector, {
+            metadata,
+            createdAt: observedAt ?? now,
+            now,
+            degraded: extraction.degradedReason !== undefined,
+            embeddingDegraded: embedded.degradedReason,
+            judgeSkip: extraction.usedRetry ? BUDGET_SPENT : null,
+          });
+          summary.facts.push(outcome);
+          if (outcome.action === "duplicate") summary.duplicates++;
+          else summary.inserted++;
+          summary.superseded += outcome.replaced?.length ?? 0;
+          summary.conflicts += outcome.conflicts?.length ?? 0;
+        }
+        return summary;
+      });
+    });
+  }
+
+  async #addFact(
+    change: Change,
+    userId: string,
+    fact: PreparedFact,
+    vector: Float32Array | null,
+    ctx: { metadata: Metadata; createdAt: number; now: number; degraded: boolean; embeddingDegraded: string | undefined; judgeSkip: string | null },
+  ): Promise<FactOutcome> {
+    const base: FactOutcome = { content: fact.content, kind: fact.kind, action: "inserted", id: "" };
+    if (fact.key !== undefined) base.key = fact.key;
+    const existing = this.#state.shard(userId)?.dedup.get(normalizeForDedup(fact.content))?.[0];
+    if (existing !== undefined) return { ...base, action: "duplicate", id: existing };
+
+    const seq = this.#nextSeq++;
+    const id = makeEntryId(seq);
+    const metadata: Metadata = { ...ctx.metadata, ...fact.metadata, extractor: this.#extractor.mode };
+    if (fact.sourceSpan !== undefined) metadata["source_span"] = fact.sourceSpan;
+    if (ctx.embeddingDegraded !== undefined) metadata["embedding_degraded"] = ctx.embeddingDegraded;
+    const record: EntryRecord = {
+      id,
+      userId,
+      content: fact.content,
+      kind: fact.kind,
+      status: ctx.degraded ? "unstructured" : "active",
+      createdAt: ctx.createdAt,
+      updatedAt: ctx.now,
+      seq,
+      metadata,
+      embedding: vector,
+    };
+    if (fact.key !== undefined) record.key = fact.key;
+
+    const replaced: string[] = [];
+    const conflicts: string[] = [];
+    // A degraded entry is the raw input, not a fact: it never replaces anything.
+    if (!ctx.degraded) {
+      const candidates = this.#judgeCandidates(userId, fact.content, vector);
+      const outcome = await judgeFact(this.#judge, this.#fallbackJudge, fact, vector, candidates, ctx.judgeSkip);
+      if (candidates.length > 0) metadata["judge"] = outcome.judge;
+      if (outcome.fallbackReason !== undefined) metadata["judge_fallback"] = outcome.fallbackReason;
+      const reasons: string[] = [];
+      for (const verdict of outcome.verdicts) {
+        const old = this.#state.get(verdict.id);
+        if (old === undefined || old.userId !== userId || !isLive(old.status)) continue;
+        if (verdict.decision === "replace") {
+          if (old.createdAt > record.createdAt) {
+            // The new fact was observed before the one it contradicts: it arrives already replaced.
+            record.status = "superseded";
+            record.supersededBy = old.id;
+            metadata["conflict_reason"] = verdict.reason ?? "replaced by a later fact";
+            continue;
+          }
+          change.put({ ...old, status: "superseded", supersededBy: id, updatedAt: ctx.now });
+          replaced.push(old.id);
+          reasons.push(verdict.reason ?? "replaces an older fact");
+        } else if (verdict.decision === "coexist") {
+          const theirs = Array.isArray(old.metadata["conflict"]) ? [...(old.metadata["conflict"] as string[])] : [];
+          theirs.push(id);
+          change.put({ ...old, metadata: { ...old.metadata, conflict: theirs }, updatedAt: ctx.now });
+          conflicts.push(old.id);
+        }
+      }
+      if (reasons.length > 0) metadata["conflict_reason"] = reasons.join("; ");
+      if (conflicts.length > 0) metadata["conflict"] = conflicts;
+    }
+    change.put(record);
+    const out: FactOutcome = { ...base, id };
+    if (replaced.length > 0) out.replaced = replaced;
+    if (conflicts.length > 0) out.conflicts = conflicts;
+    return out;
+  }
+
+  /** The user's nearest live entries by vector and by keywords (8 each, merged). */
+  #judgeCandidates(userId: string, content: string, vector: Float32Array | null): JudgeCandidate[] {
+    const shard = this.#state.shard(userId);
+    if (shard === undefined) return [];
+    const seqs = new Set<number>();
+    if (vector !== null) {
+      for (const hit of shard.vectors.search(normalize(Float32Array.from(vector)), JUDGE_CANDIDATES_PER_ROUTE)) seqs.add(hit.doc);
+    }
+    for (const hit of shard.keywords.search(tokenize(content), JUDGE_CANDIDATES_PER_ROUTE)) seqs.add(hit.doc);
+    const out: JudgeCandidate[] = [];
+    for (const seq of seqs) {
+      const record = this.#state.bySeq(seq);
+      if (record === undefined || !isLive(record.status)) continue;
+      const candidate: JudgeCandidate = toPublicEntry(record);
+      if (record.embedding !== null) candidate.embedding = record.embedding;
+      out.push(candidate);
+    }
+    return out;
+  }
+
+  /**
+   * Finds the user's memories most relevant to `query`: vector and BM25
+   * routes fused with RRF; only active and unstructured entries; `[]` when
+   * nothing matches.
+   *
+   * @example
+   * ```ts
+   * const hits = await mem.recall("user-42", "food allergies", { topK: 3 });
+   * for (const h of hits) console.log(h.score.toFixed(4), h.content);
+   * ```
+   */
+  recall(userId: string, query: string, options?: RecallOptions): Promise<RecallHit[]> {
+    return this.#track(async () => {
+      this.#checkOpen();
+      checkUserId(userId);
+      if (typeof query !== "string" || query.trim().length === 0) throw invalidArgument(`recall: query must be non-empty text, got ${describe(query)}`);
+      const o = checkOptions(options, "recall options");
+      checkKnownKeys(o, ["topK", "mode", "since", "until", "kind", "metadata"], "recall");
+      const topK = o["topK"] === undefined ? 5 : checkIntegerIn(o["topK"], "recall: topK", 1, 100);
+      const mode = (o["mode"] ?? "hybrid") as RecallMode;
+      if (mode !== "hybrid" && mode !== "vector" && mode !== "keyword") throw invalidArgument(`recall: mode must be "hybrid", "vector" or "keyword", got ${describe(mode)}`);
+      const filter = readFilter(o, "recall");
+
+      let queryVector: Float32Array | null = null;
+      let degraded = false;
+      if (mode !== "keyword") {
+        const embedded = await embedTexts(this.#embedder, [query]);
+        if (embedded.vectors === null) {
+          if (mode === "vector") {
+            throw new MoomemError("EMBEDDING_FAILURE", `recall in "vector" mode needs the query embedded, but ${embedded.degradedReason}; use mode "hybrid" to fall back to keywords`);
+          }
+          degraded = true;
+        } else {
+          queryVector = normalize(Float32Array.from(embedded.vectors[0]!));
+        }
+      }
+      const tokens = mode === "vector" ? [] : tokenize(query);
+      for (;;) {
+        const barrier = this.#queue.barrier();
+        const hits = this.#search(userId, queryVector, tokens, mode, topK, filter, degraded);
+        // Answer only from writes that are durable; recompute if one was rolled back.
+        if (barrier === null || (await barrier)) return hits;
+      }
+    });
+  }
+
+  #search(userId: string, queryVector: Float32Array | null, tokens: string[], mode: RecallMode, topK: number, filter: EntryFilter | undefined, degraded: boolean): RecallHit[] {
+    const shard = this.#state.shard(userId);
+    if (shard === undefined) return [];
+    const depth = this.#settings.candidates ?? Math.max(topK, Math.min(50, Math.max(20, 2 * topK)));
+    // With a filter, search deeper so filtered-out entries do not starve the routes.
+    const k = filter === undefined ? depth : shard.entries.length;
+    const keep = (seq: number): boolean => filter === undefined || matchesFilter(this.#state.bySeq(seq)!, filter);
+    const routes: number[][] = [];
+    const vectorDocs = mode !== "keyword" && queryVector !== null ? shard.vectors.search(queryVector, k).map((h) => h.doc).filter(keep).slice(0, depth) : [];
+    const keywordDocs = mode !== "vector" && tokens.length > 0 ? shard.keywords.search(tokens, k).map((h) => h.doc).filter(keep).slice(0, depth) : [];
+    routes.push(vectorDocs, keywordDocs);
+    const fused = fuseRrf(routes, this.#settings.rrfK).slice(0, topK);
+    return fused.map((f) => toRecallHit(this.#state.bySeq(f.doc)!, f.score, f.ranks[0], f.ranks[1], degraded));
+  }
+
+  /**
+   * Forgets one entry (`{ id }`) or all of the user's (`{ all: true }`):
+   * status `deleted`, out of the indexes, kept on disk (undo with `restore`)
+   * unless `purge` erases the content. Resolves to the number of entries affected.
+   *
+   * @example
+   * ```ts
+   * await mem.forget("user-42", { id: hits[0].id });
+   * await mem.forget("user-42", { all: true }, { purge: true }); // right to be forgotten
+   * ```
+   */
+  forget(userId: string, target: ForgetTarget, options?: ForgetOptions): Promise<number> {
+    return this.#track(async () => {
+      this.#checkWritable();
+      checkUserId(userId);
+      const t = checkOptions(target, "forget target");
+      const byId = t["id"];
+      const all = t["all"];
+      if ((byId === undefined) === (all === undefined)) throw invalidArgument('forget: pass exactly one of { id: "<entry id>" } or { all: true }');
+      if (byId !== undefined && (typeof byId !== "string" || byId.length === 0)) throw invalidArgument(`forget: id must be a non-empty string, got ${describe(byId)}`);
+      if (all !== undefined && all !== true) throw invalidArgument(`forget: all must be true, got ${describe(all)}`);
+      const o = checkOptions(options, "forget options");
+      checkKnownKeys(o, ["purge"], "forget");
+      const purge = o["purge"] ?? false;
+      if (typeof purge !== "boolean") throw invalidArgument(`forget: purge must be true or false, got ${describe(purge)}`);
+
+      return this.#queue.write(async (change) => {
+        const now = this.#clock.now();
+        const targets: EntryRecord[] = [];
+        if (typeof byId === "string") {
+          const record = this.#state.get(byId);
+          if (record !== undefined && record.userId === userId) targets.push(record);
+        } else {
+          targets.push(...(this.#state.shard(userId)?.entries ?? []));
+        }
+        let affected = 0;
+        for (const record of targets) {
+          const alreadyGone = record.status === "deleted" && (!purge || record.metadata["purged"] === true);
+          if (alreadyGone) continue;
+          const metadata: Metadata = record.status === "deleted" ? { ...record.metadata } : { ...record.metadata, deleted_from: record.status, deleted_at: now };
+          const next: EntryRecord = { ...record, status: "deleted", updatedAt: now, metadata };
+          if (purge) {
+            next.content = "";
+            next.embedding = null;
+            delete next.key;
+            next.metadata = { purged: true, purged_at: now };
+          }
+          change.put(next);
+          affected++;
+        }
+        return affected;
+      });
+    });
+  }
+
+  /**
+   * Undoes a forget (deleted → its earlier status) or a wrong supersede (the
+   * entry is active again and the entry that replaced it becomes superseded
+   * by it). Resolves to the restored entry.
+   *
+   * @example
+   * ```ts
+   * const [old] = await mem.list("user-42", { status: "superseded" });
+   * await mem.restore("user-42", old.id);
+   * ```
+   */
+  restore(userId: string, id: string): Promise<MemoryEntry> {
+    return this.#track(async () => {
+      this.#checkWritable();
+      checkUserId(userId);
+      if (typeof id !== "string" || id.length === 0) throw invalidArgument(`restore: id must be a non-empty string, got ${describe(id)}`);
+      return this.#queue.write(async (change) => {
+        const record = this.#state.get(id);
+        if (record === undefined || record.userId !== userId) throw invalidArgument(`restore: user ${userId} has no entry ${id}`);
+        if (record.metadata["purged"] === true) throw invalidArgument(`restore: entry ${id} was purged; its content is gone and cannot be restored`);
+        const now = this.#clock.now();
+        const metadata: Metadata = { ...record.metadata, restored_at: now };
+        let next: EntryRecord;
+        if (record.status === "deleted") {
+          const before = record.metadata["deleted_from"];
+          const status: EntryStatus = ENTRY_STATUSES.includes(before as EntryStatus) && before !== "deleted" ? (before as EntryStatus) : record.kind === "unstructured" ? "unstructured" : "active";
+          delete metadata["deleted_from"];
+          delete metadata["deleted_at"];
+          next = { ...record, status, metadata, updatedAt: now };
+        } else if (record.status === "superseded") {
+          next = { ...record, status: record.metadata["extraction_degraded"] !== undefined ? "unstructured" : "active", metadata, updatedAt: now };
+          delete next.supersededBy;
+          const replacer = record.supersededBy === undefined ? undefined : this.#state.get(record.supersededBy);
+          if (replacer !== undefined && isLive(replacer.status)) {
+            change.put({ ...replacer, status: "superseded", supersededBy: id, updatedAt: now, metadata: { ...replacer.metadata, conflict_reason: `restored ${id} replaces it` } });
+          }
+        } else {
+          throw invalidArgument(`restore: entry ${id} is ${record.status}; only deleted or superseded entries can be restored`);
+        }
+        change.put(next);
+        return toPublicEntry(next);
+      });
+    });
+  }
+
+  /**
+   * The user's entries in `seq` order (default: every status).
+   *
+   * @example
+   * ```ts
+   * const active = await mem.list("user-42", { status: "active" });
+   * ```
+   */
+  list(userId: string, options?: ListOptions): Promise<MemoryEntry[]> {
+    return this.#track(async () => {
+      this.#checkOpen();
+      checkUserId(userId);
+      const o = checkOptions(options, "list options");
+      checkKnownKeys(o, ["status", "since", "until", "kind", "metadata"], "list");
+      const status = o["status"] ?? "all";
+      if (status !== "all" && !ENTRY_STATUSES.includes(status as EntryStatus)) {
+        throw invalidArgument(`list: status must be one of ${ENTRY_STATUSES.join(", ")} or "all", got ${describe(status)}`);
+      }
+      const filter = readFilter(o, "list");
+      return this.#durable(() =>
+        (this.#state.shard(userId)?.entries ?? [])
+          .filter((r) => (status === "all" || r.status === status) && (filter === undefined || matchesFilter(r, filter)))
+          .map(toPublicEntry),
+      );
+    });
+  }
+
+  /**
+   * The supersede chain through `id` (what it replaced and what replaced it), oldest first.
+   *
+   * @example
+   * ```ts
+   * const chain = await mem.history("user-42", entryId); // e.g. [Beijing (superseded), Shenzhen (active)]
+   * ```
+   */
+  history(userId: string, id: string): Promise<MemoryEntry[]> {
+    return this.#track(async () => {
+      this.#checkOpen();
+      checkUserId(userId);
+      if (typeof id !== "string" || id.length === 0) throw invalidArgument(`history: id must be a non-empty string, got ${describe(id)}`);
+      return this.#durable(() => {
+        const start = this.#state.get(id);
+        if (start === undefined || start.userId !== userId) throw invalidArgument(`history: user ${userId} has no entry ${id}`);
+        const entries = this.#state.shard(userId)!.entries;
+        const replacedBy = new Map<string, EntryRecord[]>();
+        for (const r of entries) {
+          if (r.supersededBy === undefined) continue;
+          const list = replacedBy.get(r.supersededBy) ?? [];
+          list.push(r);
+          replacedBy.set(r.supersededBy, list);
+        }
+        const chain = new Map<string, EntryRecord>();
+        const back = [start];
+        while (back.length > 0) {
+          const r = back.pop()!;
+          if (chain.has(r.id)) continue;
+          chain.set(r.id, r);
+          back.push(...(replacedBy.get(r.id) ?? []));
+        }
+        for (let r = start; r.supersededBy !== undefined; ) {
+          const next = this.#state.get(r.supersededBy);
+          if (next === undefined || chain.has(next.id)) break;
+          chain.set(next.id, next);
+          r = next;
+        }
+        return [...chain.values()].sort((a, b) => a.createdAt - b.createdAt || a.seq - b.seq).map(toPublicEntry);
+      });
+    });
+  }
+
+  /**
+   * Counts per status, users, bytes on disk, last write time and recovery counters.
+   *
+   * @example
+   * ```ts
+   * const { active, bytesOnDisk } = await mem.stats();
+   * ```
+   */
+  stats(): Promise<StoreStats> {
+    return this.#track(async () => {
+      this.#checkOpen();
+      return this.#durable(() => {
+        const counts = { active: 0, superseded: 0, deleted: 0, unstructured: 0 };
+        let users = 0;
+        for (const user of this.#state.users()) {
+          users++;
+          for (const r of this.#state.shard(user)!.entries) counts[r.status]++;
+        }
+        const disk = this.#backend.stats();
+        return {
+          total: this.#state.size,
+          ...counts,
+          users,
+          bytesOnDisk: disk.bytesOnDisk,
+          lastWriteAt: disk.lastWriteAt,
+          truncatedRecovered: this.#truncatedRecovered,
+          extractorMode: this.#extractor.mode,
+          formatVersion: this.#formatVersion,
+        };
+      });
+    });
+  }
+
+  /**
+   * Streams the store (or one user) as JSON Lines: a header, then one entry
+   * per line in the on-disk shape. Feed it to `import` to rebuild the store.
+   *
+   * @example
+   * ```ts
+   * for await (const line of mem.export({ userId: "user-42" })) process.stdout.write(line);
+   * ```
+   */
+  export(options?: { userId?: string }): AsyncIterable<string> {
+    this.#checkOpen();
+    const o = checkOptions(options, "export options");
+    checkKnownKeys(o, ["userId"], "export");
+    const userId = o["userId"] === undefined ? null : checkUserId(o["userId"]);
+    const self = this;
+    return {
+      async *[Symbol.asyncIterator]() {
+        self.#checkOpen();
+        const records = await self.#durable(() =>
+          userId === null ? [...self.#state.all()] : [...(self.#state.shard(userId)?.entries ?? [])],
+        );
+        yield headerLine({ moomem_export: EXPORT_FORMAT, format: 2, embedder: self.#identity, user_id: userId, exported_at: self.#clock.now(), count: records.length });
+        for (const record of records) yield entryLine(record);
+      },
+    };
+  }
+
+  /**
+   * Imports JSON Lines written by `export` (any sync or async iterable of
+   * lines or chunks). Every line is validated first: one bad line imports
+   * nothing. Entries keep their ids, statuses, chains, times and metadata;
+   * vectors made by another embedder are recomputed.
+   *
+   * @example
+   * ```ts
+   * const summary = await mem.import(otherStore.export());
+   * ```
+   */
+  import(lines: Iterable<string> | AsyncIterable<string>): Promise<ImportSummary> {
+    return this.#track(async () => {
+      this.#checkWritable();
+      if (lines === null || typeof lines !== "object" || (!(Symbol.iterator in lines) && !(Symbol.asyncIterator in lines)) || typeof lines === "string") {
+        throw invalidArgument(`import: pass an iterable of lines or JSONL chunks (e.g. the result of export(), or an array of strings), got ${describe(lines)}`);
+      }
+      const parsed = await parseImport(lines);
+      const sameSpace = parsed.header === null ? null : parsed.header.embedder.id === this.#identity.id && parsed.header.embedder.dim === this.#identity.dim;
+      const reembed = parsed.entries.filter((e) => e.metadata["purged"] !== true && (sameSpace === false || e.embedding === null || e.embedding.length !== this.#embedder.dim));
+      for (let i = 0; i < reembed.length; i += 256) {
+        const slice = reembed.slice(i, i + 256);
+        const embedded = await embedTexts(this.#embedder, slice.map((e) => e.content));
+        slice.forEach((e, j) => {
+          e.embedding = embedded.vectors?.[j] ?? null;
+          if (embedded.vectors === null) e.metadata = { ...e.metadata, embedding_degraded: embedded.degradedReason ?? "embedding failed" };
+        });
+      }
+      return this.#queue.write(async (change) => {
+        let skipped = parsed.skipped;
+        let imported = 0;
+        const users = new Set<string>();
+        for (const entry of parsed.entries) {
+          const existing = this.#state.get(entry.id);
+          if (existing !== undefined) {
+            if (existing.userId === entry.userId && existing.content === entry.content && existing.status === entry.status) {
+              skipped++;
+              continue;
+            }
+            throw invalidArgument(`import: entry ${entry.id} already exists in this store with different content; nothing was imported`);
+          }
+          change.put({ ...entry, seq: this.#nextSeq++ });
+          users.add(entry.userId);
+          imported++;
+        }
+        return { entries: imported, users: users.size, skipped };
+      });
+    });
+  }
+
+  /**
+   * Flushes, compacts the journal into a snapshot and releases the lock.
+   * Idempotent; every other call then throws `STORE_CLOSED`.
+   *
+   * @example
+   * ```ts
+   * await mem.close();
+   * ```
+   */
+  close(): Promise<void> {
+    if (this.#closing !== null) return this.#closing;
+    this.#closed = true;
+    this.#closing = (async () => {
+      await Promise.allSettled([...this.#inflight]);
+      try {
+        await this.#queue.exclusive(async () => {
+          if (!this.#readOnly && this.#compactionError === null) await this.#compactNow();
+        });
+      } finally {
+        await this.#backend.close();
+      }
+    })();
+    return this.#closing;
+  }
+
+  /** `await using mem = await MemoryStore.open(...)` closes it at the end of the block. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  /** The embedder identity stored with the vectors. */
+  get embedderIdentity(): EmbedderIdentity {
+    return { ...this.#identity };
+  }
+
+  #maybeCompact(): void {
+    if (this.#compactionQueued || this.#closed || !this.#backend.wantsCompaction()) return;
+    this.#compactionQueued = true;
+    this.#queue
+      .exclusive(async () => {
+        this.#compactionQueued = false;
+        if (!this.#closed) await this.#compactNow();
+      })
+      .catch((error: unknown) => {
+        // The journal still holds every acknowledged write; remember why compaction failed so close() reports it.
+        this.#compactionError = error;
+      });
+  }
+
+  async #compactNow(): Promise<void> {
+    await this.#backend.compact({ embedder: this.#identity, count: this.#state.size, entries: this.#state.all() });
+    this.#formatVersion = 2;
+  }
+
+  /** Runs a read once every write it could observe is durable (recomputing if one was rolled back). */
+  async #durable<T>(read: () => T): Promise<T> {
+    for (;;) {
+      const barrier = this.#queue.barrier();
+      const value = read();
+      if (barrier === null || (await barrier)) return value;
+    }
+  }
+
+  #track<T>(fn: () => Promise<T>): Promise<T> {
+    let p: Promise<T>;
+    try {
+      p = fn();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    this.#inflight.add(p);
+    const done = (): void => {
+      this.#inflight.delete(p);
+    };
+    p.then(done, done);
+    return p;
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) throw new MoomemError("STORE_CLOSED", `the store at ${this.#backend.location} is closed; open it again to use it`);
+  }
+
+  #checkWritable(): void {
+    this.#checkOpen();
+    if (this.#readOnly) throw new MoomemError("READ_ONLY", `the store at ${this.#backend.location} was opened with { readOnly: true }; open it without readOnly to write`);
+  }
+}
+
+function checkPlugin(value: unknown, name: string, methods: readonly string[]): void {
+  if (typeof value !== "object" || value === null) throw invalidArgument(`open: ${name} must be an object, got ${describe(value)}`);
+  for (const m of methods) {
+    if (typeof (value as Record<string, unknown>)[m] !== "function") throw invalidArgument(`open: ${name} has no ${m}() method`);
+  }
+}
+
+function checkEmbedderMatch(stored: EmbedderIdentity | null, current: EmbedderIdentity, location: string): void {
+  if (stored === null) return;
+  if (stored.id === current.id && stored.dim === current.dim) return;
+  throw new MoomemError(
+    "EMBEDDER_MISMATCH",
+    `the store at ${location} holds vectors of embedder ${stored.id} (${stored.dim} dims) but was opened with ${current.id} (${current.dim} dims); open it with the same embedder, or export it and import into a store with the new one (import re-embeds)`,
+  );
+}

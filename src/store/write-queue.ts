@@ -1,0 +1,151 @@
+// Serialises every write of a store, groups durable writes (group commit) and rolls back failed ones.
+
+import type { Batch, PersistenceBackend } from "../persistence/backend.ts";
+import type { EntryRecord } from "../types.ts";
+import { MoomemError, describeError } from "../errors.ts";
+import { Change, type EntryState } from "./entry-state.ts";
+
+interface Staged {
+  records: EntryRecord[];
+  change: Change;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+  /** Settles true once durable, false once rolled back; never rejects. */
+  settled: Promise<boolean>;
+}
+
+/**
+ * One operation at a time computes its change against the current state
+ * (which includes earlier operations still being written) and applies it;
+ * its batch then joins the next group the committer writes with one append
+ * (one write, one sync). The operation's promise resolves once its group is
+ * durable. When a group fails, that group and every operation staged after it
+ * (computed on top of it) are undone in reverse order and rejected, so a
+ * failed write is never visible.
+ */
+export class WriteQueue {
+  readonly #state: EntryState;
+  readonly #backend: PersistenceBackend;
+  readonly #afterGroup: () => void;
+  #tail: Promise<void> = Promise.resolve();
+  #staged: Staged[] = [];
+  #flushing = false;
+  #preparing = false;
+  #failure: { error: unknown } | null = null;
+
+  constructor(state: EntryState, backend: PersistenceBackend, afterGroup: () => void) {
+    this.#state = state;
+    this.#backend = backend;
+    this.#afterGroup = afterGroup;
+  }
+
+  /**
+   * Queues a write. `op` applies its changes through `change.put` and returns
+   * the caller's result; an op that throws has its changes undone.
+   */
+  write<T>(op: (change: Change) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#tail = this.#tail.then(() => this.#step(op, resolve, reject));
+    });
+  }
+
+  /** Queues work that needs every earlier write durable and nothing else running (compaction, close). */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#tail = this.#tail.then(async () => {
+        await this.drained();
+        try {
+          resolve(await fn());
+        } catch (error) {
+          reject(error);
+        }
+      });
+    });
+  }
+
+  /**
+   * Null when nothing is being written; otherwise a promise that settles when
+   * everything applied so far is durable (true) or was rolled back (false).
+   */
+  barrier(): Promise<boolean> | null {
+    const last = this.#staged[this.#staged.length - 1];
+    return last === undefined ? null : last.settled;
+  }
+
+  /** Resolves once nothing is staged (everything durable or rolled back). */
+  async drained(): Promise<void> {
+    for (let last = this.#staged.at(-1); last !== undefined; last = this.#staged.at(-1)) await last.settled;
+  }
+
+  async #step<T>(op: (change: Change) => Promise<T>, resolve: (v: T) => void, reject: (e: unknown) => void): Promise<void> {
+    this.#rollbackIfFailed();
+    const change = new Change(this.#state);
+    let result: T;
+    this.#preparing = true;
+    try {
+      result = await op(change);
+    } catch (error) {
+      change.undo();
+      this.#preparing = false;
+      reject(error);
+      this.#rollbackIfFailed();
+      return;
+    }
+    this.#preparing = false;
+    let settle!: (durable: boolean) => void;
+    const settled = new Promise<boolean>((r) => (settle = r));
+    this.#staged.push({
+      records: change.records(),
+      change,
+      resolve: () => {
+        settle(true);
+        resolve(result);
+      },
+      reject: (error) => {
+        settle(false);
+        reject(error);
+      },
+      settled,
+    });
+    this.#rollbackIfFailed();
+    void this.#flush();
+  }
+
+  async #flush(): Promise<void> {
+    if (this.#flushing) return;
+    this.#flushing = true;
+    try {
+      while (this.#failure === null && this.#staged.length > 0) {
+        const group = this.#staged.slice();
+        const batches: Batch[] = [];
+        for (const s of group) if (s.records.length > 0) batches.push({ entries: s.records });
+        try {
+          if (batches.length > 0) await this.#backend.append(batches);
+        } catch (error) {
+          this.#failure = { error };
+          break;
+        }
+        this.#staged.splice(0, group.length);
+        for (const s of group) s.resolve();
+        if (batches.length > 0) this.#afterGroup();
+      }
+    } finally {
+      this.#flushing = false;
+    }
+    if (!this.#preparing) this.#rollbackIfFailed();
+  }
+
+  #rollbackIfFailed(): void {
+    if (this.#failure === null || this.#flushing) return;
+    const { error } = this.#failure;
+    this.#failure = null;
+    const staged = this.#staged;
+    this.#staged = [];
+    for (let i = staged.length - 1; i >= 0; i--) staged[i]!.change.undo();
+    const wrapped =
+      error instanceof MoomemError
+        ? error
+        : new MoomemError("IO_FAILURE", `writing to ${this.#backend.location} failed: ${describeError(error)}; nothing of this write was kept`, { cause: error });
+    for (const s of staged) s.reject(wrapped);
+  }
+}
