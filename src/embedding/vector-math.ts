@@ -78,12 +78,18 @@ export function normalize(v: Float32Array): Float32Array {
  */
 export function checkVector(v: unknown, dim: number): string | null {
   if (!(v instanceof Float32Array)) {
-    const kind = v === null ? "null" : Array.isArray(v) ? "an array" : typeof v === "object" ? (v.constructor?.name ?? "an object") : typeof v;
-    return `is ${kind}, expected a Float32Array`;
+    return `is ${describeValue(v)}, expected a Float32Array`;
   }
   if (v.length !== dim) return `has length ${v.length}, expected ${dim}`;
   for (let i = 0; i < v.length; i++) {
     if (!Number.isFinite(v[i])) return `has a non-finite value (${v[i]}) at index ${i}`;
   }
   return null;
+}
+
+function describeValue(v: unknown): string {
+  if (v === null || v === undefined) return String(v);
+  if (Array.isArray(v)) return "an array";
+  if (typeof v === "object") return `a ${(v as object).constructor?.name ?? "object"}`;
+  return `a ${typeof v}`;
 }
