@@ -183,7 +183,7 @@ export class MemoryStore {
   #compactionQueued = false;
   #compactionError: unknown = null;
 
-  private constructor(parts: {
+  protected constructor(parts: {
     backend: PersistenceBackend;
     embedder: Embedder;
     extractor: Extractor;

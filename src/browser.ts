@@ -1,0 +1,24 @@
+// The browser entry: the universal API, with IndexedDB as the default storage.
+
+import { MemoryStore as CoreStore, type OpenOptions } from "./store/memory-store.ts";
+import { IndexedDbBackend } from "./persistence/indexeddb-backend.ts";
+
+export * from "./index.ts";
+export { IndexedDbBackend } from "./persistence/indexeddb-backend.ts";
+
+/**
+ * {@link CoreStore} whose `open(name)` keeps the store in IndexedDB (database
+ * `moomem:<name>`), so memories survive a page reload. `":memory:"` keeps
+ * them in memory.
+ *
+ * @example
+ * ```ts
+ * import { MemoryStore } from "moomem/browser";
+ * const mem = await MemoryStore.open("my-agent");
+ * ```
+ */
+export class MemoryStore extends CoreStore {
+  static override open(path: string, options?: OpenOptions): Promise<CoreStore> {
+    return CoreStore.openWith(path, options, (name, o) => new IndexedDbBackend(name, { readOnly: o.readOnly }));
+  }
+}
