@@ -1,0 +1,66 @@
+// CRC-32 (IEEE 802.3, the zlib/PNG polynomial), slicing-by-8 so checking a large snapshot stays cheap.
+
+const POLY = 0xedb88320;
+
+// TABLES[k][b] is the CRC of byte b followed by k zero bytes; eight tables let the loop eat 8 bytes per step.
+const TABLES: Uint32Array[] = [];
+{
+  const base = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? POLY ^ (c >>> 1) : c >>> 1;
+    base[n] = c >>> 0;
+  }
+  TABLES.push(base);
+  for (let t = 1; t < 8; t++) {
+    const prev = TABLES[t - 1]!;
+    const next = new Uint32Array(256);
+    for (let n = 0; n < 256; n++) next[n] = (base[prev[n]! & 0xff]! ^ (prev[n]! >>> 8)) >>> 0;
+    TABLES.push(next);
+  }
+}
+const [T0, T1, T2, T3, T4, T5, T6, T7] = TABLES as [
+  Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array,
+];
+
+/**
+ * Continues a CRC-32 over more bytes. Start with `crc32Update(0, bytes)`;
+ * `crc32Update(crc32Update(0, a), b)` equals the CRC of `a` followed by `b`.
+ *
+ * @example
+ * ```ts
+ * crc32Update(0, new TextEncoder().encode("123456789")); // 0xcbf43926
+ * ```
+ */
+export function crc32Update(crc: number, bytes: Uint8Array): number {
+  let c = ~crc >>> 0;
+  let i = 0;
+  const n = bytes.length;
+  const end8 = n - (n % 8);
+  for (; i < end8; i += 8) {
+    const lo = (c ^ (bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24))) >>> 0;
+    c =
+      T7[lo & 0xff]! ^
+      T6[(lo >>> 8) & 0xff]! ^
+      T5[(lo >>> 16) & 0xff]! ^
+      T4[lo >>> 24]! ^
+      T3[bytes[i + 4]!]! ^
+      T2[bytes[i + 5]!]! ^
+      T1[bytes[i + 6]!]! ^
+      T0[bytes[i + 7]!]!;
+  }
+  for (; i < n; i++) c = T0[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8);
+  return ~c >>> 0;
+}
+
+/** CRC-32 of some bytes, as an unsigned 32-bit integer. */
+export function crc32(bytes: Uint8Array): number {
+  return crc32Update(0, bytes);
+}
+
+/** CRC-32 of an ASCII-only string (every char below 128), without allocating its bytes. */
+export function crc32UpdateAscii(crc: number, text: string): number {
+  let c = ~crc >>> 0;
+  for (let i = 0; i < text.length; i++) c = T0[(c ^ text.charCodeAt(i)) & 0xff]! ^ (c >>> 8);
+  return ~c >>> 0;
+}

@@ -1,0 +1,646 @@
+// The Node file backend: dual-slot snapshot + head, CRC-checked journal with group commit, crash-safe compaction, writer lock.
+
+import type { SyncMode } from "../types.ts";
+import type { BackendStats, Batch, LoadedState, PersistenceBackend, SnapshotSource } from "./backend.ts";
+import { MoomemError, describeError, invalidArgument } from "../errors.ts";
+import { errorCode, type FileSystem, type WritableFile } from "./file-system.ts";
+import { NodeFileSystem } from "./node-file-system.ts";
+import { FileLock } from "./file-lock.ts";
+import { HEAD, LOCK, STORE_FOLDER, TEMP_SUFFIX, journalName, slotName } from "./file-layout.ts";
+import { recoverStore, type RecoveredStore } from "./file-recovery.ts";
+import { encodeJournalHeader, encodeJournalRecord } from "./journal-format.ts";
+import { encodeSnapshot } from "./snapshot-format.ts";
+import { concat, encodeUtf8 } from "./line-reader.ts";
+
+/** Options of {@link FileBackend}. */
+export interface FileBackendOptions {
+  /**
+   * When an acknowledged write is on disk (DESIGN §5): `"always"` (default)
+   * fdatasyncs each write group before it resolves; `"interval"` at most every
+   * `syncIntervalMs`; `"none"` only at compaction and close. A killed process
+   * loses nothing acknowledged in any mode; a power loss may lose the unsynced tail.
+   */
+  sync?: SyncMode;
+  /** Period of the background fdatasync with `sync: "interval"`, in ms (default 100). */
+  syncIntervalMs?: number;
+  /** Open without the writer lock and never write (inspect a store an agent is using). */
+  readOnly?: boolean;
+  /** Journal size in bytes above which `wantsCompaction()` says yes (default: the larger of 1 MiB and the snapshot's size). */
+  compactAfterBytes?: number;
+  /** The file-system seam (tests inject failures through it). Default: `node:fs`. */
+  fs?: FileSystem;
+  /** Source of the write times recorded in the journal (ms since epoch). Default `Date.now`. */
+  now?: () => number;
+}
+
+const SYNC_MODES: readonly SyncMode[] = ["always", "interval", "none"];
+const MIN_COMPACT_BYTES = 1024 * 1024;
+const WRITE_BUFFER_BYTES = 1024 * 1024;
+
+function ioAdvice(error: unknown): string {
+  switch (errorCode(error)) {
+    case "ENOSPC":
+    case "EDQUOT":
+      return "the disk is full: free some space";
+    case "EACCES":
+    case "EPERM":
+      return "check the permissions of the store folder";
+    case "EROFS":
+      return "the file system is read-only: open with { readOnly: true }";
+    default:
+      return "check the disk";
+  }
+}
+
+function reason(error: unknown): string {
+  const code = errorCode(error);
+  const text = describeError(error);
+  return code === undefined || text.includes(code) ? text : `${code}: ${text}`;
+}
+
+type State = "new" | "loading" | "open" | "closed";
+
+/**
+ * Keeps a store in `<dir>/moomem/`: `head` names the slot (`slot0.jsonl` /
+ * `slot1.jsonl`) holding the last snapshot; `journal.<gen>.jsonl` holds every
+ * batch committed since, one CRC-checked line each; `LOCK` names the writer.
+ *
+ * - A write group is one `write` and (with `sync: "always"`) one `fdatasync`,
+ *   so a write costs the same however large the store is.
+ * - A failed write is cut back off the journal and rejected; a failed
+ *   fdatasync poisons the backend: every later call rejects until the store
+ *   is reopened (an fsync is never retried, since the kernel may have dropped
+ *   the data it could not write).
+ * - Compaction streams the snapshot into the inactive slot and commits by
+ *   renaming `head`; a crash at any step reopens to the same state.
+ * - Recovery cuts a torn journal tail (counted in `truncatedRecovered`) and
+ *   refuses damage with `STORE_CORRUPTED` naming file and line, changing no file.
+ *
+ * @example
+ * ```ts
+ * const backend = new FileBackend("./memory", { sync: "interval" });
+ * const mem = await MemoryStore.open("./memory", { backend });
+ * ```
+ */
+export class FileBackend implements PersistenceBackend {
+  readonly location: string;
+  readonly #dir: string;
+  readonly #fs: FileSystem;
+  readonly #sync: SyncMode;
+  readonly #syncIntervalMs: number;
+  readonly #readOnly: boolean;
+  readonly #compactAfterBytes: number | null;
+  readonly #now: () => number;
+
+  #state: State = "new";
+  #poison: MoomemError | null = null;
+  #lock: FileLock | null = null;
+  #journal: WritableFile | null = null;
+  #gen = 0;
+  #slot: 0 | 1 | null = null;
+  /** Records in the current journal. */
+  #records = 0;
+  /** Records known to be on disk (fdatasynced). */
+  #synced = 0;
+  #journalSize = 0;
+  #journalHeaderSize = 0;
+  #sizes = new Map<string, number>();
+  #lastWriteAt: number | null = null;
+  #chain: Promise<void> = Promise.resolve();
+  #timer: ReturnType<typeof setTimeout> | null = null;
+  #lastSyncAt = 0;
+  /** Old journals whose deletion failed after a commit; retried at the next compaction (and deleted by the next writable open). */
+  #leftovers: string[] = [];
+  /** Why the last cleanup failed, kept for debugging (the commit itself had succeeded). */
+  #lastCleanupError: unknown = null;
+  /** Set by close(): new calls are refused, queued ones still run. */
+  #closing = false;
+
+  constructor(dir: string, options: FileBackendOptions = {}) {
+    if (typeof dir !== "string" || dir.trim().length === 0 || dir.includes("\0")) {
+      throw invalidArgument(`FileBackend needs a directory path, got ${JSON.stringify(dir) ?? String(dir)}; pass e.g. "./memory"`);
+    }
+    if (typeof options !== "object" || options === null) throw invalidArgument(`FileBackend options must be an object, got ${String(options)}`);
+    const { sync = "always", syncIntervalMs = 100, readOnly = false, compactAfterBytes, fs = new NodeFileSystem(), now = Date.now } = options;
+    if (!SYNC_MODES.includes(sync)) throw invalidArgument(`sync must be "always", "interval" or "none", got ${JSON.stringify(sync) ?? String(sync)}`);
+    if (typeof syncIntervalMs !== "number" || !Number.isFinite(syncIntervalMs) || syncIntervalMs <= 0 || syncIntervalMs > 3_600_000) {
+      throw invalidArgument(`syncIntervalMs must be a number of ms in (0, 3600000], got ${String(syncIntervalMs)}`);
+    }
+    if (typeof readOnly !== "boolean") throw invalidArgument(`readOnly must be true or false, got ${String(readOnly)}`);
+    if (compactAfterBytes !== undefined && (typeof compactAfterBytes !== "number" || !Number.isSafeInteger(compactAfterBytes) || compactAfterBytes < 1)) {
+      throw invalidArgument(`compactAfterBytes must be a positive whole number of bytes, got ${String(compactAfterBytes)}`);
+    }
+    if (typeof fs !== "object" || fs === null || typeof fs.readChunks !== "function" || typeof fs.open !== "function") {
+      throw invalidArgument("fs must implement the FileSystem seam (see src/persistence/file-system.ts)");
+    }
+    if (typeof now !== "function") throw invalidArgument(`now must be a function returning ms since epoch, got ${typeof now}`);
+    this.location = dir;
+    this.#dir = `${dir.replace(/[\\/]+$/, "") || "/"}/${STORE_FOLDER}`.replace(/^\/\//, "/");
+    this.#fs = fs;
+    this.#sync = sync;
+    this.#syncIntervalMs = syncIntervalMs;
+    this.#readOnly = readOnly;
+    this.#compactAfterBytes = compactAfterBytes ?? null;
+    this.#now = now;
+  }
+
+  // ---------------------------------------------------------------- open
+
+  async load(): Promise<LoadedState> {
+    if (this.#state !== "new") {
+      throw new MoomemError(
+        this.#state === "closed" ? "STORE_CLOSED" : "INVALID_ARGUMENT",
+        `FileBackend.load() may be called once per instance (${this.location}); create a new FileBackend to open the store again`,
+      );
+    }
+    this.#state = "loading";
+    try {
+      const recovered = this.#readOnly ? await this.#recoverReadOnly() : await this.#openWritable();
+      this.#gen = recovered.gen;
+      this.#slot = recovered.slot;
+      this.#lastWriteAt = recovered.lastWriteAt;
+      this.#state = "open";
+      return {
+        entries: recovered.entries,
+        embedder: recovered.embedder,
+        truncatedRecovered: recovered.truncatedRecovered,
+        formatVersion: recovered.formatVersion,
+        lastWriteAt: recovered.lastWriteAt,
+      };
+    } catch (error) {
+      this.#state = "closed";
+      throw error;
+    }
+  }
+
+  async #recoverReadOnly(): Promise<RecoveredStore> {
+    // A writer may compact while we read (head flips, the old journal goes): read again when head moved.
+    for (let attempt = 1; ; attempt++) {
+      const headBefore = await this.#readHeadForRetry();
+      try {
+        const recovered = await recoverStore(this.#fs, this.#dir);
+        this.#sizes = recovered.sizes;
+        this.#journalSize = recovered.journal?.goodEnd ?? 0;
+        this.#journalHeaderSize = recovered.journal?.headerEnd ?? 0;
+        return recovered;
+      } catch (error) {
+        if (attempt >= 5 || !(error instanceof MoomemError)) throw error;
+        const headAfter = await this.#readHeadForRetry();
+        if (headAfter === headBefore) throw error;
+      }
+    }
+  }
+
+  async #readHeadForRetry(): Promise<string> {
+    try {
+      const bytes = await this.#fs.readFile(`${this.#dir}/${HEAD}`);
+      return bytes === null ? "" : Array.from(bytes).join(",");
+    } catch (error) {
+      // Only used to notice a concurrent compaction; an unreadable head is reported by recovery itself.
+      return `error:${reason(error)}`;
+    }
+  }
+
+  async #openWritable(): Promise<RecoveredStore> {
+    const fs = this.#fs;
+    let key: string;
+    try {
+      await fs.mkdirp(this.#dir);
+      key = await fs.realpath(this.#dir);
+    } catch (error) {
+      throw new MoomemError("IO_FAILURE", `could not create the store folder ${this.#dir} (${reason(error)}); ${ioAdvice(error)}`, { cause: error });
+    }
+    let lock: FileLock;
+    try {
+      lock = await FileLock.acquire(fs, this.#dir, key, this.#now(), this.location);
+    } catch (error) {
+      if (error instanceof MoomemError) throw error;
+      throw new MoomemError("IO_FAILURE", `could not take the writer lock ${this.#dir}/${LOCK} (${reason(error)}); ${ioAdvice(error)}`, { cause: error });
+    }
+    try {
+      const recovered = await recoverStore(fs, this.#dir);
+      await this.#repair(recovered);
+      this.#lock = lock;
+      return recovered;
+    } catch (error) {
+      await this.#closeJournalQuietly();
+      await releaseQuietly(lock);
+      if (error instanceof MoomemError) throw error;
+      throw new MoomemError("IO_FAILURE", `could not recover the store in ${this.#dir} (${reason(error)}); ${ioAdvice(error)}, then open again`, { cause: error });
+    }
+  }
+
+  /** After a successful read: cut a torn tail, create a missing journal, delete leftovers; then hold the journal open. */
+  async #repair(recovered: RecoveredStore): Promise<void> {
+    const fs = this.#fs;
+    const name = journalName(recovered.gen);
+    const path = `${this.#dir}/${name}`;
+    const sizes = recovered.sizes;
+    if (recovered.journal === null) {
+      await this.#writeFileAtomically(name, encodeUtf8(encodeJournalHeader(recovered.gen)));
+      this.#journal = await fs.open(path, "existing");
+      this.#records = 0;
+      this.#journalHeaderSize = encodeUtf8(encodeJournalHeader(recovered.gen)).length;
+      this.#journalSize = this.#journalHeaderSize;
+    } else {
+      const journal = recovered.journal;
+      this.#journal = await fs.open(path, "existing");
+      if (journal.size > journal.goodEnd) await this.#journal.truncate(journal.goodEnd);
+      // Whatever a killed predecessor wrote but did not sync becomes durable now, so `s` stays truthful.
+      await this.#journal.datasync();
+      this.#records = journal.records;
+      this.#journalHeaderSize = journal.headerEnd;
+      this.#journalSize = journal.goodEnd;
+    }
+    this.#synced = this.#records;
+    sizes.set(name, this.#journalSize);
+    if (recovered.stale.length > 0) {
+      for (const staleName of recovered.stale) await fs.unlink(`${this.#dir}/${staleName}`);
+      await fs.syncDir(this.#dir);
+    }
+    sizes.set(LOCK, (await fs.size(`${this.#dir}/${LOCK}`)) ?? 0);
+    this.#sizes = sizes;
+    this.#lastSyncAt = performance.now();
+  }
+
+  /** Writes a whole small file under a temp name, syncs it, renames it into place and syncs the folder. */
+  async #writeFileAtomically(name: string, bytes: Uint8Array): Promise<void> {
+    const temp = `${this.#dir}/${name}${TEMP_SUFFIX}`;
+    const file = await this.#fs.open(temp, "create");
+    try {
+      await file.write(bytes, 0);
+      await file.datasync();
+    } finally {
+      await file.close();
+    }
+    await this.#fs.rename(temp, `${this.#dir}/${name}`);
+    await this.#fs.syncDir(this.#dir);
+  }
+
+  // ---------------------------------------------------------------- writes
+
+  #assertUsable(what: string): void {
+    if (this.#state === "closed" || this.#closing) throw new MoomemError("STORE_CLOSED", `cannot ${what}: the file backend for ${this.location} is closed`);
+    if (this.#state !== "open") throw new MoomemError("INVALID_ARGUMENT", `cannot ${what} before load() finished (${this.location})`);
+    if (this.#readOnly) {
+      throw new MoomemError("INVALID_ARGUMENT", `cannot ${what}: the store at ${this.location} was opened with { readOnly: true }; open it without readOnly to write`);
+    }
+    if (this.#poison !== null) throw this.#poison;
+  }
+
+  /** Runs `op` after every earlier operation of this backend (the background sync included) has finished. */
+  #exclusive<T>(op: () => Promise<T>): Promise<T> {
+    const run = this.#chain.then(op);
+    // The caller gets `run`'s outcome; the chain only needs to know it is over.
+    this.#chain = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  #poisonWith(error: unknown, what: string): MoomemError {
+    this.#poison ??= new MoomemError(
+      "IO_FAILURE",
+      `${what} failed (${reason(error)}), so moomem cannot tell what reached the disk in ${this.#dir}. ` +
+        "This store refuses further calls: close it and open it again (recovery keeps every write that was acknowledged).",
+      { cause: error },
+    );
+    return this.#poison;
+  }
+
+  append(batches: readonly Batch[]): Promise<void> {
+    try {
+      this.#assertUsable("append");
+      if (!Array.isArray(batches)) throw invalidArgument(`append takes an array of batches, got ${typeof batches}`);
+      for (const batch of batches) {
+        if (typeof batch !== "object" || batch === null || !Array.isArray((batch as Batch).entries)) {
+          throw invalidArgument("every batch must be { entries: EntryRecord[] }");
+        }
+      }
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    if (batches.length === 0) return Promise.resolve();
+    return this.#exclusive(() => this.#appendNow(batches));
+  }
+
+  async #appendNow(batches: readonly Batch[]): Promise<void> {
+    if (this.#poison !== null) throw this.#poison;
+    const journal = this.#journal;
+    if (journal === null) throw new MoomemError("STORE_CLOSED", `cannot append: the journal of ${this.location} is closed`);
+    const name = journalName(this.#gen);
+    const start = this.#journalSize;
+    const time = this.#now();
+    const lines = batches.map((batch, i) =>
+      encodeJournalRecord(this.#gen, { n: this.#records + 1 + i, synced: this.#synced, time, entries: batch.entries }),
+    );
+    const bytes = concat(lines);
+    try {
+      await journal.write(bytes, start);
+    } catch (error) {
+      await this.#cutBack(journal, start, "cutting a failed write off the journal");
+      throw new MoomemError(
+        "IO_FAILURE",
+        `could not write to ${this.#dir}/${name} (${reason(error)}); nothing of this write was kept. ${ioAdvice(error)}, then retry.`,
+        { cause: error },
+      );
+    }
+    if (this.#sync === "always") {
+      try {
+        await journal.datasync();
+      } catch (error) {
+        // Not acknowledged: take the bytes back so this process never shows them, then stop trusting the file.
+        await this.#cutBack(journal, start, "cutting an unsynced write off the journal");
+        throw this.#poisonWith(error, `fdatasync of ${this.#dir}/${name}`);
+      }
+      this.#synced = this.#records + batches.length;
+      this.#lastSyncAt = performance.now();
+    }
+    this.#records += batches.length;
+    this.#journalSize = start + bytes.length;
+    this.#sizes.set(name, this.#journalSize);
+    this.#lastWriteAt = Number.isFinite(time) ? Math.max(0, Math.round(time)) : 0;
+    if (this.#sync === "interval") this.#scheduleSync();
+  }
+
+  /** Truncates the journal back to `length`; when even that fails the file's content is unknown and the backend is poisoned. */
+  async #cutBack(journal: WritableFile, length: number, what: string): Promise<void> {
+    try {
+      await journal.truncate(length);
+    } catch (error) {
+      this.#poisonWith(error, what);
+    }
+  }
+
+  #scheduleSync(): void {
+    if (this.#timer !== null || this.#synced === this.#records) return;
+    const delay = Math.max(0, this.#lastSyncAt + this.#syncIntervalMs - performance.now());
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      this.#exclusive(() => this.#syncNow()).catch((error: unknown) => {
+        // Nobody awaits the background sync: its failure poisons the backend, and the next call reports it.
+        this.#poisonWith(error, `background fdatasync of ${this.#dir}/${journalName(this.#gen)}`);
+      });
+    }, delay);
+    // Never keep the process alive just to sync; close() syncs what is left.
+    (this.#timer as { unref?: () => void }).unref?.();
+  }
+
+  async #syncNow(): Promise<void> {
+    if (this.#journal === null || this.#poison !== null || this.#synced === this.#records) return;
+    const target = this.#records;
+    try {
+      await this.#journal.datasync();
+    } catch (error) {
+      throw this.#poisonWith(error, `fdatasync of ${this.#dir}/${journalName(this.#gen)}`);
+    }
+    this.#synced = target;
+    this.#lastSyncAt = performance.now();
+  }
+
+  wantsCompaction(): boolean {
+    if (this.#state !== "open" || this.#readOnly || this.#poison !== null) return false;
+    const snapshotSize = this.#slot === null ? 0 : (this.#sizes.get(slotName(this.#slot)) ?? 0);
+    const threshold = this.#compactAfterBytes ?? Math.max(MIN_COMPACT_BYTES, snapshotSize);
+    return this.#journalSize - this.#journalHeaderSize >= threshold;
+  }
+
+  // ---------------------------------------------------------------- compaction
+
+  compact(source: SnapshotSource): Promise<void> {
+    try {
+      this.#assertUsable("compact");
+      if (typeof source !== "object" || source === null) throw invalidArgument("compact takes { embedder, count, entries }");
+      const { embedder, count, entries } = source;
+      if (typeof embedder !== "object" || embedder === null || typeof embedder.id !== "string" || !Number.isSafeInteger(embedder.dim) || embedder.dim < 0) {
+        throw invalidArgument(`compact needs embedder { id: string, dim: integer }, got ${JSON.stringify(embedder) ?? String(embedder)}`);
+      }
+      if (!Number.isSafeInteger(count) || count < 0) throw invalidArgument(`compact needs count to be a whole number ≥ 0, got ${String(count)}`);
+      if (entries === null || typeof (entries as Partial<Iterable<unknown>>)[Symbol.iterator] !== "function") {
+        throw invalidArgument("compact needs entries to be an iterable of entries in seq order");
+      }
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    return this.#exclusive(() => this.#compactNow(source));
+  }
+
+  async #compactNow(source: SnapshotSource): Promise<void> {
+    if (this.#poison !== null) throw this.#poison;
+    const fs = this.#fs;
+    const dir = this.#dir;
+    const nextGen = this.#gen + 1;
+    const target: 0 | 1 = this.#slot === 0 ? 1 : 0;
+    const slotFile = slotName(target);
+    const nextJournal = journalName(nextGen);
+    const oldJournal = journalName(this.#gen);
+
+    // Until head is renamed nothing is committed: a failure leaves the current snapshot + journal in force.
+    let slotSize: number;
+    try {
+      slotSize = await this.#writeSnapshot(`${dir}/${slotFile}${TEMP_SUFFIX}`, nextGen, source);
+      await fs.rename(`${dir}/${slotFile}${TEMP_SUFFIX}`, `${dir}/${slotFile}`);
+      this.#sizes.set(slotFile, slotSize);
+      await this.#writeTempFile(nextJournal, encodeUtf8(encodeJournalHeader(nextGen)));
+      await fs.rename(`${dir}/${nextJournal}${TEMP_SUFFIX}`, `${dir}/${nextJournal}`);
+      await this.#syncDirOrPoison("before committing a compaction");
+      await this.#writeTempFile(HEAD, encodeUtf8(String(target)));
+      await fs.rename(`${dir}/${HEAD}${TEMP_SUFFIX}`, `${dir}/${HEAD}`);
+    } catch (error) {
+      await this.#removeTemps([slotFile, nextJournal, HEAD]);
+      if (error instanceof MoomemError) throw error;
+      throw new MoomemError(
+        "IO_FAILURE",
+        `compaction of ${dir} failed (${reason(error)}); the store is unchanged and keeps working from its journal. ${ioAdvice(error)}.`,
+        { cause: error },
+      );
+    }
+
+    // Committed in the page cache; durable once the folder is synced.
+    await this.#syncDirOrPoison("after committing a compaction");
+    const previous = this.#journal;
+    this.#journal = null;
+    // The old journal's content now lives in the snapshot: failing to close its descriptor loses nothing.
+    if (previous !== null) await closeQuietly(previous);
+    try {
+      this.#journal = await fs.open(`${dir}/${nextJournal}`, "existing");
+    } catch (error) {
+      throw this.#poisonWith(error, `opening the new journal ${dir}/${nextJournal}`);
+    }
+    const headerSize = encodeUtf8(encodeJournalHeader(nextGen)).length;
+    this.#gen = nextGen;
+    this.#slot = target;
+    this.#records = 0;
+    this.#synced = 0;
+    this.#journalHeaderSize = headerSize;
+    this.#journalSize = headerSize;
+    this.#lastSyncAt = performance.now();
+    if (this.#timer !== null) {
+      clearTimeout(this.#timer);
+      this.#timer = null;
+    }
+    this.#sizes.delete(oldJournal);
+    this.#sizes.set(nextJournal, headerSize);
+    this.#sizes.set(HEAD, 1);
+
+    // The old journal may hold purged content: it must go. A failure is retried at the next compaction and open.
+    const doomed = [oldJournal, ...this.#leftovers];
+    this.#leftovers = [];
+    for (const name of doomed) {
+      try {
+        await fs.unlink(`${dir}/${name}`);
+      } catch (error) {
+        this.#leftovers.push(name);
+        this.#lastCleanupError = error;
+      }
+    }
+  }
+
+  /** Streams the snapshot into `path`, syncs and closes it; returns its size. */
+  async #writeSnapshot(path: string, gen: number, source: SnapshotSource): Promise<number> {
+    const file = await this.#fs.open(path, "create");
+    let position = 0;
+    let closed = false;
+    try {
+      let pending: Uint8Array[] = [];
+      let pendingBytes = 0;
+      const lines = encodeSnapshot({ gen, clock: this.#lastWriteAt }, source);
+      for (;;) {
+        let next: IteratorResult<Uint8Array, void>;
+        try {
+          next = lines.next();
+        } catch (error) {
+          throw invalidArgument(`compaction got a bad snapshot source: ${describeError(error)}; the store is unchanged`);
+        }
+        if (next.done === true) break;
+        pending.push(next.value);
+        pendingBytes += next.value.length;
+        if (pendingBytes >= WRITE_BUFFER_BYTES) {
+          await file.write(concat(pending, pendingBytes), position);
+          position += pendingBytes;
+          pending = [];
+          pendingBytes = 0;
+        }
+      }
+      if (pendingBytes > 0) {
+        await file.write(concat(pending, pendingBytes), position);
+        position += pendingBytes;
+      }
+      try {
+        await file.datasync();
+      } catch (error) {
+        throw this.#poisonWith(error, `fdatasync of the new snapshot ${path}`);
+      }
+      closed = true;
+      await file.close();
+    } finally {
+      if (!closed) await closeQuietly(file);
+    }
+    return position;
+  }
+
+  /** Writes a small temp file next to `name` and syncs it (a sync failure poisons). */
+  async #writeTempFile(name: string, bytes: Uint8Array): Promise<void> {
+    const path = `${this.#dir}/${name}${TEMP_SUFFIX}`;
+    const file = await this.#fs.open(path, "create");
+    let closed = false;
+    try {
+      await file.write(bytes, 0);
+      try {
+        await file.datasync();
+      } catch (error) {
+        throw this.#poisonWith(error, `fdatasync of ${path}`);
+      }
+      closed = true;
+      await file.close();
+    } finally {
+      if (!closed) await closeQuietly(file);
+    }
+  }
+
+  async #syncDirOrPoison(when: string): Promise<void> {
+    try {
+      await this.#fs.syncDir(this.#dir);
+    } catch (error) {
+      throw this.#poisonWith(error, `fsync of the folder ${this.#dir} ${when}`);
+    }
+  }
+
+  /** Best-effort removal of a failed compaction's temp files (any left are deleted at the next writable open). */
+  async #removeTemps(names: readonly string[]): Promise<void> {
+    for (const name of names) {
+      try {
+        await this.#fs.unlink(`${this.#dir}/${name}${TEMP_SUFFIX}`);
+      } catch (error) {
+        // Leftover temp files are never read, and the next writable open removes them.
+        this.#lastCleanupError = error;
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- stats, close
+
+  stats(): BackendStats {
+    let bytes = 0;
+    for (const size of this.#sizes.values()) bytes += size;
+    return { bytesOnDisk: bytes, lastWriteAt: this.#lastWriteAt };
+  }
+
+  async close(): Promise<void> {
+    if (this.#state === "closed") return;
+    if (this.#state !== "open") {
+      this.#state = "closed";
+      return;
+    }
+    this.#closing = true;
+    if (this.#timer !== null) {
+      clearTimeout(this.#timer);
+      this.#timer = null;
+    }
+    // Wait for a write or background sync in flight; then make the unsynced tail durable ("interval"/"none").
+    let failure: MoomemError | null = null;
+    await this.#exclusive(async () => {
+      const journal = this.#journal;
+      this.#journal = null;
+      if (journal !== null && this.#poison === null && this.#synced < this.#records) {
+        try {
+          await journal.datasync();
+          this.#synced = this.#records;
+        } catch (error) {
+          failure = this.#poisonWith(error, `fdatasync of ${this.#dir}/${journalName(this.#gen)} at close`);
+        }
+      }
+      if (journal !== null) await closeQuietly(journal);
+      const lock = this.#lock;
+      this.#lock = null;
+      if (lock !== null) await releaseQuietly(lock);
+    });
+    this.#state = "closed";
+    if (failure !== null) throw failure;
+  }
+
+  async #closeJournalQuietly(): Promise<void> {
+    const journal = this.#journal;
+    this.#journal = null;
+    if (journal !== null) await closeQuietly(journal);
+  }
+}
+
+async function closeQuietly(file: WritableFile): Promise<void> {
+  try {
+    await file.close();
+  } catch (error) {
+    // Closing is only about the descriptor: what had to be durable was synced (or reported) before.
+    void error;
+  }
+}
+
+async function releaseQuietly(lock: FileLock): Promise<void> {
+  try {
+    await lock.release();
+  } catch (error) {
+    // A LOCK file we could not remove names this (soon dead, or registry-free) process: the next open treats it as stale.
+    void error;
+  }
+}
