@@ -188,13 +188,15 @@ export class Bm25Index {
       const { slots, tfs } = postings;
       const df = slots.length;
       const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      const weight = idf * (k1 + 1);
       for (let i = 0; i < df; i++) {
         const slot = slots[i] as number;
         const tf = tfs[i] as number;
         const lengthNorm = 1 - b + (b * (lengths[slot] as number)) / avgLength;
         // Every contribution is > 0 (idf > 0, tf ≥ 1), so a zero score marks a slot not yet touched.
         if (scores[slot] === 0) touched.push(slot);
-        scores[slot] = (scores[slot] as number) + (idf * (tf * (k1 + 1))) / (tf + k1 * lengthNorm);
+        // Written as weight · tf/(tf + …) so that with k1 = 0 the fraction is exactly 1 and equal docs tie exactly.
+        scores[slot] = (scores[slot] as number) + weight * (tf / (tf + k1 * lengthNorm));
       }
     }
     const top = new TopK(Math.min(k, touched.length));

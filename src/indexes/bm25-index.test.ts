@@ -1,0 +1,208 @@
+// Tests of the incremental BM25 index, including property tests against BM25 computed from scratch.
+
+import { describe, it, expect } from "vitest";
+import fc from "fast-check";
+import { Bm25Index } from "./bm25-index.ts";
+import { MoomemError } from "../errors.ts";
+import { tokenize } from "../text/tokenizer.ts";
+
+function expectInvalidArgument(run: () => unknown, message?: RegExp): void {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(MoomemError);
+    expect((error as MoomemError).code).toBe("INVALID_ARGUMENT");
+    if (message !== undefined) expect((error as MoomemError).message).toMatch(message);
+    return;
+  }
+  throw new Error("expected an INVALID_ARGUMENT MoomemError, nothing was thrown");
+}
+
+/**
+ * BM25 from scratch over the current documents. The arithmetic is written in the same order as the
+ * index's, so equal inputs give bit-equal scores and tie order can be compared exactly.
+ */
+function bruteForce(
+  docs: Map<number, readonly string[]>,
+  query: readonly string[],
+  k: number,
+  k1 = 1.2,
+  b = 0.75,
+): Array<{ doc: number; score: number }> {
+  const n = docs.size;
+  let total = 0;
+  for (const tokens of docs.values()) total += tokens.length;
+  if (n === 0 || total === 0) return [];
+  const avgLength = total / n;
+  const terms = [...new Set(query)];
+  const results: Array<{ doc: number; score: number }> = [];
+  for (const [doc, tokens] of docs) {
+    let score = 0;
+    for (const term of terms) {
+      const tf = tokens.filter((t) => t === term).length;
+      if (tf === 0) continue;
+      let df = 0;
+      for (const other of docs.values()) if (other.includes(term)) df++;
+      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      const lengthNorm = 1 - b + (b * tokens.length) / avgLength;
+      score += idf * (k1 + 1) * (tf / (tf + k1 * lengthNorm));
+    }
+    if (score > 0) results.push({ doc, score });
+  }
+  results.sort((x, y) => y.score - x.score || y.doc - x.doc);
+  return results.slice(0, k);
+}
+
+describe("Bm25Index", () => {
+  it("scores with Okapi BM25 and Lucene's idf (hand-computed example)", () => {
+    const index = new Bm25Index();
+    index.add(1, ["peanut", "allergy"]);
+    index.add(2, ["peanut", "butter", "peanut", "sandwich"]);
+    index.add(3, ["hiking", "trip"]);
+    // N = 3, avgdl = 8/3; "peanut": df = 2, idf = ln(1 + 1.5/2.5) = ln 1.6.
+    const idf = Math.log(1.6);
+    const doc1 = (idf * 2.2) / (1 + 1.2 * (0.25 + (0.75 * 2) / (8 / 3)));
+    const doc2 = (idf * 2 * 2.2) / (2 + 1.2 * (0.25 + (0.75 * 4) / (8 / 3)));
+    const hits = index.search(["peanut"], 10);
+    expect(hits.map((h) => h.doc)).toEqual([2, 1]);
+    expect(hits[0]?.score).toBeCloseTo(doc2, 12);
+    expect(hits[1]?.score).toBeCloseTo(doc1, 12);
+  });
+
+  it("ranks a rare term above a common one", () => {
+    const index = new Bm25Index();
+    index.add(1, tokenize("I am allergic to peanuts"));
+    index.add(2, tokenize("I am going to Paris"));
+    index.add(3, tokenize("I am learning to cook"));
+    expect(index.search(tokenize("am I allergic"), 3)[0]?.doc).toBe(1);
+  });
+
+  it("returns only docs sharing a term, at most k", () => {
+    const index = new Bm25Index();
+    for (let doc = 0; doc < 10; doc++) index.add(doc, doc % 2 === 0 ? ["even", `n${doc}`] : ["odd"]);
+    expect(index.search(["even"], 100).length).toBe(5);
+    expect(index.search(["even"], 2).length).toBe(2);
+    expect(index.search(["missing"], 10)).toEqual([]);
+    expect(index.search([], 10)).toEqual([]);
+    expect(index.search(["even"], 0)).toEqual([]);
+  });
+
+  it("breaks ties by the larger (newer) doc", () => {
+    const index = new Bm25Index();
+    for (const doc of [4, 8, 6]) index.add(doc, ["same", "words"]);
+    expect(index.search(["same"], 10).map((h) => h.doc)).toEqual([8, 6, 4]);
+  });
+
+  it("counts a repeated query term once", () => {
+    const index = new Bm25Index();
+    index.add(1, ["peanut", "allergy"]);
+    index.add(2, ["allergy", "season", "spring"]);
+    index.add(3, ["cats"]);
+    expect(index.search(["peanut", "peanut", "peanut", "allergy"], 10)).toEqual(index.search(["peanut", "allergy"], 10));
+  });
+
+  it("updates postings and average length on remove, as if rebuilt", () => {
+    const index = new Bm25Index();
+    index.add(1, ["a", "b", "c"]);
+    index.add(2, ["a", "a", "d", "e", "f", "g"]);
+    index.add(3, ["b", "c"]);
+    expect(index.remove(2)).toBe(true);
+    expect(index.remove(2)).toBe(false);
+    expect(index.has(2)).toBe(false);
+    expect(index.size).toBe(2);
+    const rebuilt = new Bm25Index();
+    rebuilt.add(1, ["a", "b", "c"]);
+    rebuilt.add(3, ["b", "c"]);
+    for (const query of [["a"], ["b", "c"], ["d"], ["a", "b", "g"]]) expect(index.search(query, 10)).toEqual(rebuilt.search(query, 10));
+    expect(index.search(["d"], 10)).toEqual([]);
+  });
+
+  it("keeps docs with no tokens (they count in N but never match)", () => {
+    const index = new Bm25Index();
+    index.add(1, []);
+    expect(index.size).toBe(1);
+    expect(index.search(["x"], 5)).toEqual([]);
+    index.add(2, ["x"]);
+    expect(index.search(["x"], 5).map((h) => h.doc)).toEqual([2]);
+  });
+
+  it("honours k1 and b", () => {
+    const index = new Bm25Index({ k1: 0, b: 0 });
+    expect(index.k1).toBe(0);
+    expect(index.b).toBe(0);
+    index.add(1, ["x", "x", "x", "y"]);
+    index.add(2, ["x"]);
+    index.add(3, ["z"]);
+    // k1 = 0: term frequency and length do not matter, both docs score idf.
+    const hits = index.search(["x"], 10);
+    expect(hits.map((h) => h.doc)).toEqual([2, 1]);
+    expect(hits[0]?.score).toBe(hits[1]?.score);
+    expect(new Bm25Index().k1).toBe(1.2);
+    expect(new Bm25Index().b).toBe(0.75);
+  });
+
+  it("rejects bad arguments with INVALID_ARGUMENT", () => {
+    expectInvalidArgument(() => new Bm25Index({ k1: -1 }), /k1/);
+    expectInvalidArgument(() => new Bm25Index({ k1: Number.NaN }), /k1/);
+    expectInvalidArgument(() => new Bm25Index({ b: 1.5 }), /b must be/);
+    expectInvalidArgument(() => new Bm25Index({ b: Number.NaN }), /b must be/);
+    const index = new Bm25Index();
+    index.add(1, ["a"]);
+    expectInvalidArgument(() => index.add(1, ["b"]), /doc 1 is already indexed/);
+    expectInvalidArgument(() => index.add(2, "a b" as unknown as string[]), /array of strings/);
+    expectInvalidArgument(() => index.add(2, [1 as unknown as string]), /must be strings/);
+    expectInvalidArgument(() => index.add(-3, ["a"]), /doc/);
+    expectInvalidArgument(() => index.search(["a"], -1), /k must be/);
+    expectInvalidArgument(() => index.search("a" as unknown as string[], 1), /queryTokens/);
+    expect(index.size).toBe(1);
+  });
+
+  it("matches BM25 computed from scratch after any sequence of adds and removes", () => {
+    const vocabulary = ["a", "b", "c", "d", "e", "f", "g", "h"];
+    const tokens = fc.array(fc.constantFrom(...vocabulary), { maxLength: 8 });
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant("add" as const), doc: fc.integer({ min: 0, max: 12 }), tokens }),
+      fc.record({ kind: fc.constant("remove" as const), doc: fc.integer({ min: 0, max: 12 }) }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 80, size: "medium" }), tokens, fc.integer({ min: 1, max: 35 }), (ops, query, k) => {
+        const index = new Bm25Index();
+        const model = new Map<number, readonly string[]>();
+        for (const step of ops) {
+          if (step.kind === "add") {
+            if (model.has(step.doc)) continue;
+            index.add(step.doc, step.tokens);
+            model.set(step.doc, step.tokens);
+          } else {
+            expect(index.remove(step.doc)).toBe(model.delete(step.doc));
+          }
+        }
+        expect(index.size).toBe(model.size);
+        expect(index.search(query, k)).toEqual(bruteForce(model, query, k));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("matches from-scratch BM25 for other k1 and b", () => {
+    const tokens = fc.array(fc.constantFrom("x", "y", "z", "w"), { maxLength: 6 });
+    fc.assert(
+      fc.property(
+        fc.array(tokens, { maxLength: 20 }),
+        tokens,
+        fc.double({ min: 0, max: 3, noNaN: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (docs, query, k1, b) => {
+          const index = new Bm25Index({ k1, b });
+          const model = new Map<number, readonly string[]>();
+          docs.forEach((t, doc) => {
+            index.add(doc, t);
+            model.set(doc, t);
+          });
+          expect(index.search(query, 10)).toEqual(bruteForce(model, query, 10, k1, b));
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+});
