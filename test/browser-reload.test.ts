@@ -5,6 +5,7 @@ import { IndexedDbBackend } from "../src/persistence/indexeddb-backend.ts";
 import { isMoomemError } from "../src/errors.ts";
 import type { EntryRecord } from "../src/types.ts";
 import { makeEntry } from "./backend-conformance.ts";
+import { MemoryStore as BrowserMemoryStore } from "../src/browser.ts";
 
 const inBrowser = typeof document !== "undefined" && typeof window !== "undefined";
 
@@ -50,12 +51,15 @@ interface PageReply {
 }
 
 const backendUrl = new URL("../src/persistence/indexeddb-backend.ts", import.meta.url).href;
+const browserEntryUrl = new URL("../src/browser.ts", import.meta.url).href;
 
 function pageSource(): string {
   // The page never calls close(): a reload or a closed tab is exactly the case where nobody does.
   return `<!doctype html><script type="module">
 const { IndexedDbBackend } = await import(${JSON.stringify(backendUrl)});
+const { MemoryStore } = await import(${JSON.stringify(browserEntryUrl)});
 let backend = null;
+let store = null;
 const reply = (message) => parent.postMessage({ fromTestPage: true, ...message }, "*");
 addEventListener("message", async (event) => {
   const op = event.data;
@@ -69,6 +73,15 @@ addEventListener("message", async (event) => {
       const written = backend.append([{ entries }]);
       if (op.wait) { await written; reply({ type: "done" }); }
       else reply({ type: "done" });
+    } else if (op.type === "store-open") {
+      store = await MemoryStore.open(op.name);
+      reply({ type: "done" });
+    } else if (op.type === "store-add") {
+      await store.add(op.user, op.text);
+      reply({ type: "done" });
+    } else if (op.type === "store-recall") {
+      const hits = await store.recall(op.user, op.query, { topK: 3 });
+      reply({ type: "done", ids: hits.map((h) => h.content) });
     } else if (op.type === "compact") {
       await backend.compact({ embedder: op.embedder, count: 0, entries: [] });
       reply({ type: "done" });
@@ -184,6 +197,24 @@ describe.skipIf(!inBrowser)("IndexedDB across real page reloads (Chromium)", () 
     expect(await page.send({ type: "open", name })).toMatchObject({ type: "done", ids: ["p1", "p2", "p3"], embedder: { id: "page-embedder", dim: 2 } });
   });
 
+  it("recalls through MemoryStore (moomem/browser) after a reload what was added before it", async () => {
+    const name = uniqueName("store");
+    const page = new TestPage();
+    pages.push(page);
+    await page.load();
+    expect(await page.send({ type: "store-open", name })).toMatchObject({ type: "done" });
+    for (const text of ["I'm allergic to peanuts", "I live in Berlin", "My cat is called Miso"]) {
+      expect(await page.send({ type: "store-add", user: "user-42", text })).toMatchObject({ type: "done" });
+    }
+    const before = await page.send({ type: "store-recall", user: "user-42", query: "what is my cat's name?" });
+    expect(before.ids?.[0]).toBe("My cat is called Miso");
+    // No close(): the page just reloads.
+    await page.reload();
+    expect(await page.send({ type: "store-open", name })).toMatchObject({ type: "done" });
+    const after = await page.send({ type: "store-recall", user: "user-42", query: "what is my cat's name?" });
+    expect(after).toEqual(before);
+  });
+
   it("keeps all or none of a group whose tab closed mid-write", async () => {
     const name = uniqueName("closed-tab");
     const page = new TestPage();
@@ -202,5 +233,29 @@ describe.skipIf(!inBrowser)("IndexedDB across real page reloads (Chromium)", () 
     expect(ids[0]).toBe("before");
     // Atomic: the group landed completely or not at all, never a prefix.
     expect([1, 2001]).toContain(ids.length);
+  });
+});
+
+describe("MemoryStore on IndexedDB (moomem/browser) after closing and reopening", () => {
+  it("recalls what was added before", async () => {
+    const name = uniqueName("store-reopen");
+    const first = await BrowserMemoryStore.open(name);
+    await first.add("user-42", "I'm allergic to peanuts");
+    await first.add("user-42", "I live in Berlin");
+    await first.add("user-7", "I live in Lisbon");
+    const before = await first.recall("user-42", "where do I live?", { topK: 2 });
+    await first.close();
+    const second = await BrowserMemoryStore.open(name);
+    try {
+      const after = await second.recall("user-42", "where do I live?", { topK: 2 });
+      expect(after.map((h) => [h.id, h.content, h.score])).toEqual(before.map((h) => [h.id, h.content, h.score]));
+      expect(after[0]?.content).toBe("I live in Berlin");
+      const stats = await second.stats();
+      expect(stats.total).toBe(3);
+      expect(stats.users).toBe(2);
+      expect(stats.bytesOnDisk).toBeGreaterThan(0);
+    } finally {
+      await second.close();
+    }
   });
 });
