@@ -11,6 +11,7 @@ export type {
   ForgetOptions,
   BackendFactory,
   BackendOptions,
+  ReextractSummary,
 } from "./store/memory-store.ts";
 export { MoomemError, isMoomemError } from "./errors.ts";
 export type { MoomemErrorCode } from "./errors.ts";

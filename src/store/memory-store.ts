@@ -125,6 +125,18 @@ export interface ListOptions {
   metadata?: Metadata;
 }
 
+/** Result of {@link MemoryStore.reextract}. */
+export interface ReextractSummary {
+  /** Unstructured entries looked at. */
+  processed: number;
+  /** Entries turned into facts (or found to hold none). */
+  converted: number;
+  /** Entries whose extraction failed again (left unstructured). */
+  failed: number;
+  /** What happened to each extracted fact. */
+  facts: FactOutcome[];
+}
+
 /** What {@link MemoryStore.forget} removes: one entry, or all of the user's. */
 export type ForgetTarget = { id: string } | { all: true };
 
@@ -793,6 +805,70 @@ export class MemoryStore {
         }
         return { entries: imported, users: users.size, skipped };
       });
+    });
+  }
+
+  /**
+   * Runs the extractor again over entries stored `unstructured` because
+   * extraction failed (e.g. the model was down): each becomes extracted facts,
+   * deduplicated and judged as in a fresh add, and the raw entry is marked
+   * superseded by them (or deleted when the extractor finds no fact). Entries
+   * whose extraction fails again stay as they are. Without `userId`, every user.
+   *
+   * @example
+   * ```ts
+   * const { converted, failed } = await mem.reextract("user-42");
+   * ```
+   */
+  reextract(userId?: string): Promise<ReextractSummary> {
+    return this.#track(async () => {
+      this.#checkWritable();
+      if (userId !== undefined) checkUserId(userId);
+      const summary: ReextractSummary = { processed: 0, converted: 0, failed: 0, facts: [] };
+      const targets = await this.#durable(() => {
+        const users = userId === undefined ? [...this.#state.users()] : [userId];
+        return users.flatMap((u) => (this.#state.shard(u)?.entries ?? []).filter((e) => e.status === "unstructured"));
+      });
+      for (const target of targets) {
+        summary.processed++;
+        const extraction = await extractFacts(this.#extractor, target.userId, target.content, this.#settings.maxContentChars);
+        if (extraction.degradedReason !== undefined) {
+          summary.failed++;
+          continue;
+        }
+        const embedded = await embedTexts(this.#embedder, extraction.facts.map((f) => f.content));
+        const outcomes = await this.#queue.write(async (change) => {
+          const current = this.#state.get(target.id);
+          if (current === undefined || current.status !== "unstructured") return null;
+          const now = this.#clock.now();
+          const { extraction_degraded: _why, ...kept } = current.metadata;
+          const facts: FactOutcome[] = [];
+          for (let i = 0; i < extraction.facts.length; i++) {
+            facts.push(
+              await this.#addFact(change, current.userId, extraction.facts[i]!, embedded.vectors?.[i] ?? null, {
+                metadata: { ...kept, reextracted_from: current.id },
+                createdAt: current.createdAt,
+                now,
+                degraded: false,
+                embeddingDegraded: embedded.degradedReason,
+                judgeSkip: extraction.usedRetry ? BUDGET_SPENT : null,
+              }),
+            );
+          }
+          const into = facts.map((f) => f.id);
+          const metadata: Metadata = { ...current.metadata, reextracted_at: now, reextracted_into: into };
+          const next: EntryRecord =
+            into.length > 0
+              ? { ...current, status: "superseded", supersededBy: into[0]!, updatedAt: now, metadata }
+              : { ...current, status: "deleted", updatedAt: now, metadata: { ...metadata, deleted_from: "unstructured", deleted_at: now } };
+          change.put(next);
+          return facts;
+        });
+        if (outcomes === null) continue;
+        summary.converted++;
+        summary.facts.push(...outcomes);
+      }
+      return summary;
     });
   }
 
