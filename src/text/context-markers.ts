@@ -35,6 +35,8 @@ export function stripMemoryContext(text: string): string {
     const close = rest.indexOf(MEMORY_CONTEXT_CLOSE, open + MEMORY_CONTEXT_OPEN.length);
     if (close === -1) break;
     rest = rest.slice(close + MEMORY_CONTEXT_CLOSE.length);
+    // A block that filled whole lines takes its line break with it.
+    if (out === "" || out.endsWith("\n")) rest = rest.replace(/^[ \t]*\r?\n/, "");
   }
   return out.split(MEMORY_CONTEXT_CLOSE).join("").replace(/\n[ \t]*(?:\n[ \t]*)+\n/g, "\n\n").trim();
 }
