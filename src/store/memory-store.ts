@@ -78,6 +78,12 @@ export interface OpenOptions {
   maxContentChars?: number;
   /** Journal size in bytes after which the file backend compacts (default: max(1 MiB, snapshot size)). */
   compactAfterBytes?: number;
+  /**
+   * When the store's vectors were made by another embedder: recompute them all
+   * with `embedder` and rewrite the snapshot, instead of refusing to open
+   * (`EMBEDDER_MISMATCH`).
+   */
+  reembed?: boolean;
 }
 
 /** Options the store hands to a default backend it creates. */
@@ -148,7 +154,7 @@ export interface ForgetOptions {
 
 const OPEN_KEYS = [
   "embedder", "extractor", "judge", "backend", "clock", "sync", "syncIntervalMs", "readOnly",
-  "rrfK", "candidates", "supersedeThreshold", "maxContentChars", "compactAfterBytes",
+  "rrfK", "candidates", "supersedeThreshold", "maxContentChars", "compactAfterBytes", "reembed",
 ] as const;
 const JUDGE_CANDIDATES_PER_ROUTE = 8;
 /** Judging skips the configured judge when extraction already used its retry (2 model calls per add at most). */
@@ -280,10 +286,16 @@ export class MemoryStore {
     if (backend !== undefined) checkPlugin(backend, "backend", ["load", "append", "compact", "close", "stats", "wantsCompaction"]);
     backend ??= path === ":memory:" ? new MemoryBackend() : defaultBackend(path, backendOptions);
 
+    const reembed = o["reembed"] ?? false;
+    if (typeof reembed !== "boolean") throw invalidArgument(`open: reembed must be true or false, got ${describe(reembed)}`);
+    if (reembed && readOnly) throw invalidArgument("open: reembed rewrites the store, so it cannot be combined with readOnly");
+
     const loaded = await backend.load();
     const identity: EmbedderIdentity = { id: embedder.id ?? `custom/${embedder.dim}`, dim: embedder.dim };
+    const mismatch = loaded.embedder !== null && (loaded.embedder.id !== identity.id || loaded.embedder.dim !== identity.dim);
     try {
-      checkEmbedderMatch(loaded.embedder, identity, backend.location);
+      if (mismatch && !reembed) checkEmbedderMatch(loaded.embedder, identity, backend.location);
+      if (mismatch) await reembedAll(embedder, loaded.entries);
     } catch (error) {
       await backend.close();
       throw error;
@@ -310,7 +322,7 @@ export class MemoryStore {
       identity,
     });
     // A new store records its embedder at once; an old-format store is rewritten in the current one.
-    if (!readOnly && (loaded.embedder === null || loaded.formatVersion < 2)) {
+    if (!readOnly && (loaded.embedder === null || loaded.formatVersion < 2 || mismatch)) {
       try {
         await store.#compactNow();
       } catch (error) {
@@ -967,11 +979,22 @@ function checkPlugin(value: unknown, name: string, methods: readonly string[]): 
   }
 }
 
+/** Recomputes every vector with `embedder` (in place); a failure rejects the open with nothing changed on disk. */
+async function reembedAll(embedder: Embedder, entries: EntryRecord[]): Promise<void> {
+  const live = entries.filter((e) => e.metadata["purged"] !== true);
+  for (let i = 0; i < live.length; i += 256) {
+    const slice = live.slice(i, i + 256);
+    const embedded = await embedTexts(embedder, slice.map((e) => e.content));
+    if (embedded.vectors === null) throw new MoomemError("EMBEDDING_FAILURE", `reembed: ${embedded.degradedReason}; the store was not changed`);
+    slice.forEach((e, j) => (e.embedding = embedded.vectors![j]!));
+  }
+}
+
 function checkEmbedderMatch(stored: EmbedderIdentity | null, current: EmbedderIdentity, location: string): void {
   if (stored === null) return;
   if (stored.id === current.id && stored.dim === current.dim) return;
   throw new MoomemError(
     "EMBEDDER_MISMATCH",
-    `the store at ${location} holds vectors of embedder ${stored.id} (${stored.dim} dims) but was opened with ${current.id} (${current.dim} dims); open it with the same embedder, or export it and import into a store with the new one (import re-embeds)`,
+    `the store at ${location} holds vectors of embedder ${stored.id} (${stored.dim} dims) but was opened with ${current.id} (${current.dim} dims); open it with the same embedder, or with { reembed: true } to recompute every vector with the new one`,
   );
 }

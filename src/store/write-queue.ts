@@ -5,6 +5,9 @@ import type { EntryRecord } from "../types.ts";
 import { MoomemError, describeError } from "../errors.ts";
 import { Change, type EntryState } from "./entry-state.ts";
 
+/** Entries per journal line at most; larger operations are written as several batches in one group. */
+export const MAX_BATCH_ENTRIES = 512;
+
 interface Staged {
   records: EntryRecord[];
   change: Change;
@@ -118,7 +121,10 @@ export class WriteQueue {
       while (this.#failure === null && this.#staged.length > 0) {
         const group = this.#staged.slice();
         const batches: Batch[] = [];
-        for (const s of group) if (s.records.length > 0) batches.push({ entries: s.records });
+        for (const s of group) {
+          // A huge operation (import, forget-all) becomes several consecutive batches so no journal line grows without bound.
+          for (let i = 0; i < s.records.length; i += MAX_BATCH_ENTRIES) batches.push({ entries: s.records.slice(i, i + MAX_BATCH_ENTRIES) });
+        }
         try {
           if (batches.length > 0) await this.#backend.append(batches);
         } catch (error) {

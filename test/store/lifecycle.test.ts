@@ -110,6 +110,23 @@ describe("forget, close, concurrency, failed writes", () => {
     await mem.close();
   });
 
+  it("refuses another embedder's store unless asked to reembed", async () => {
+    const backend = new MemoryBackend("embedders");
+    const mem = await MemoryStore.open("e", { backend });
+    await mem.add("u1", "the lighthouse keeper");
+    await mem.close();
+    const other = { dim: 3, id: "axis/3", embed: (t: string[]) => Promise.resolve(t.map((x) => Float32Array.of(x.length, 1, 0))) };
+    const err = await rejectsWith(MemoryStore.open("e", { backend, embedder: other }), "EMBEDDER_MISMATCH");
+    expect(err.message).toContain("hashing");
+    expect(err.message).toContain("axis/3");
+    const re = await MemoryStore.open("e", { backend, embedder: other, reembed: true });
+    expect((await re.recall("u1", "lighthouse", { mode: "vector" })).map((h) => h.content)).toEqual(["the lighthouse keeper"]);
+    await re.close();
+    // the store now belongs to the new embedder
+    await rejectsWith(MemoryStore.open("e", { backend }), "EMBEDDER_MISMATCH");
+    await (await MemoryStore.open("e", { backend, embedder: other })).close();
+  });
+
   it("supports await using", async () => {
     const backend = new MemoryBackend("dispose");
     {
