@@ -112,7 +112,8 @@ export interface FactRule {
 /** The user lines of an extraction request (continuation lines joined back). */
 export function userLines(request: ServedRequest): string[] {
   const messages = request.body["messages"] as Array<{ role: string; content: string }>;
-  const text = messages[messages.length - 1]?.content ?? "";
+  // A retry request ends with the correction; the conversation sits in the first user message.
+  const text = messages.find((m) => m.role === "user" && m.content.includes("<conversation>"))?.content ?? "";
   const conversation = /<conversation>\n([\s\S]*)\n<\/conversation>/.exec(text)?.[1] ?? "";
   const out: string[] = [];
   let current: string[] | null = null;
