@@ -283,7 +283,7 @@ export class FileBackend implements PersistenceBackend {
     if (this.#state === "closed" || this.#closing) throw new MoomemError("STORE_CLOSED", `cannot ${what}: the file backend for ${this.location} is closed`);
     if (this.#state !== "open") throw new MoomemError("INVALID_ARGUMENT", `cannot ${what} before load() finished (${this.location})`);
     if (this.#readOnly) {
-      throw new MoomemError("INVALID_ARGUMENT", `cannot ${what}: the store at ${this.location} was opened with { readOnly: true }; open it without readOnly to write`);
+      throw new MoomemError("READ_ONLY", `cannot ${what}: the store at ${this.location} was opened with { readOnly: true }; open it without readOnly to write`);
     }
     if (this.#poison !== null) throw this.#poison;
   }
