@@ -117,12 +117,14 @@ describe("VectorIndex", () => {
     const dim = 5;
     const component = fc.integer({ min: -2, max: 2 });
     const vector = fc.array(component, { minLength: dim, maxLength: dim });
+    // Mostly zeros: takes the index's sparse-query path.
+    const sparse = fc.array(fc.oneof(fc.constant(0), fc.constant(0), fc.constant(0), component), { minLength: dim, maxLength: dim });
     const op = fc.oneof(
       fc.record({ kind: fc.constant("add" as const), doc: fc.integer({ min: 0, max: 12 }), vector }),
       fc.record({ kind: fc.constant("remove" as const), doc: fc.integer({ min: 0, max: 12 }) }),
     );
     fc.assert(
-      fc.property(fc.array(op, { maxLength: 80, size: "medium" }), vector, fc.integer({ min: 1, max: 45 }), (ops, query, k) => {
+      fc.property(fc.array(op, { maxLength: 80, size: "medium" }), fc.oneof(vector, sparse), fc.integer({ min: 1, max: 45 }), (ops, query, k) => {
         const index = new VectorIndex(dim);
         const model = new Map<number, Float32Array>();
         for (const step of ops) {
@@ -144,10 +146,11 @@ describe("VectorIndex", () => {
     );
   });
 
-  it("matches brute force on random unit vectors of a dim not divisible by 4", () => {
-    const dim = 7;
+  it("matches brute force bit for bit on float vectors, dense and sparse, of a dim not divisible by 4", () => {
+    const dim = 11;
+    const value = fc.float({ min: -1, max: 1, noNaN: true, noDefaultInfinity: true });
     const unit = fc
-      .array(fc.float({ min: -1, max: 1, noNaN: true, noDefaultInfinity: true }), { minLength: dim, maxLength: dim })
+      .array(fc.oneof(value, value, fc.constant(0)), { minLength: dim, maxLength: dim })
       .map((values) => {
         const v = new Float32Array(values);
         const n = Math.sqrt(dot(v, v));
@@ -155,7 +158,10 @@ describe("VectorIndex", () => {
         return v;
       });
     fc.assert(
-      fc.property(fc.array(unit, { maxLength: 50 }), unit, fc.integer({ min: 1, max: 20 }), (vectors, query, k) => {
+      fc.property(fc.array(unit, { maxLength: 50 }), unit, fc.boolean(), fc.integer({ min: 1, max: 20 }), (vectors, dense, sparse, k) => {
+        // 5 of 11 non-zero makes the query sparse, with terms in three partial sums and in the tail.
+        const kept = new Set([0, 1, 4, 8, 10]);
+        const query = sparse ? dense.map((x, i) => (kept.has(i) ? x : 0)) : dense;
         const index = new VectorIndex(dim);
         const model = new Map<number, Float32Array>();
         vectors.forEach((v, doc) => {

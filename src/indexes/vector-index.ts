@@ -98,8 +98,25 @@ export class VectorIndex {
     const data = this.#data;
     const dim = this.dim;
     const docs = this.#docs;
-    for (let slot = 0; slot < count; slot++) {
-      const score = dotAt(data, slot * dim, query, dim);
+    const lanes = sparseLanes(query);
+    if (lanes === null) {
+      for (let slot = 0; slot < count; slot++) {
+        const score = dotAt(data, slot * dim, query, dim);
+        if (score > 0) top.offer(docs[slot] as number, score);
+      }
+      return top.drain();
+    }
+    const [i0, v0, i1, v1, i2, v2, i3, v3] = lanes;
+    for (let slot = 0, offset = 0; slot < count; slot++, offset += dim) {
+      let s0 = 0;
+      let s1 = 0;
+      let s2 = 0;
+      let s3 = 0;
+      for (let j = 0; j < i0.length; j++) s0 += (data[offset + (i0[j] as number)] as number) * (v0[j] as number);
+      for (let j = 0; j < i1.length; j++) s1 += (data[offset + (i1[j] as number)] as number) * (v1[j] as number);
+      for (let j = 0; j < i2.length; j++) s2 += (data[offset + (i2[j] as number)] as number) * (v2[j] as number);
+      for (let j = 0; j < i3.length; j++) s3 += (data[offset + (i3[j] as number)] as number) * (v3[j] as number);
+      const score = s0 + s1 + (s2 + s3);
       if (score > 0) top.offer(docs[slot] as number, score);
     }
     return top.drain();
@@ -111,4 +128,30 @@ export class VectorIndex {
     data.set(this.#data.subarray(0, this.#docs.length * this.dim));
     this.#data = data;
   }
+}
+
+type Lanes = [Int32Array, Float64Array, Int32Array, Float64Array, Int32Array, Float64Array, Int32Array, Float64Array];
+
+/**
+ * For a query with at most half of its components non-zero (the hashing embedder's vectors have a few
+ * dozen of 256), the non-zero indices and values sorted into the four partial sums `dotAt` uses, in
+ * `dotAt`'s order (the tail past the last multiple of 4 goes to the first sum). Skipping zero terms
+ * does not change a sum, so the scores are bit-identical to `dotAt`'s, at a fraction of the cost.
+ * Null for a dense query.
+ */
+function sparseLanes(query: Float32Array): Lanes | null {
+  const dim = query.length;
+  let nonZero = 0;
+  for (let i = 0; i < dim; i++) if (query[i] !== 0) nonZero++;
+  if (nonZero * 2 > dim) return null;
+  const end4 = dim - (dim % 4);
+  const indices: number[][] = [[], [], [], []];
+  for (let i = 0; i < dim; i++) {
+    if (query[i] !== 0) (indices[i < end4 ? i % 4 : 0] as number[]).push(i);
+  }
+  const lanes: Array<Int32Array | Float64Array> = [];
+  for (const lane of indices) {
+    lanes.push(Int32Array.from(lane), Float64Array.from(lane, (i) => query[i] as number));
+  }
+  return lanes as Lanes;
 }
