@@ -1,0 +1,94 @@
+// `moomem import`: load a JSONL export, streamed from a file or stdin, all or nothing.
+
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
+import { MoomemError } from "../../node.ts";
+import { type Command, type CommandContext, requireOne } from "../command.ts";
+import { errorMessage } from "../io.ts";
+import { formatBytes, plural } from "../output.ts";
+import { createProgress, type Progress } from "../progress.ts";
+
+/** Files smaller than this import before a bar would be worth drawing. */
+const PROGRESS_MIN_BYTES = 1024 * 1024;
+
+export const importCommand: Command = {
+  name: "import",
+  summary: "load a JSONL export into the store: every line is checked first, one bad line imports nothing",
+  usage: "<file.jsonl | ->",
+  options: {},
+  details: [
+    "Entries keep their ids, statuses, supersede chains, times and metadata; vectors",
+    'made by another embedder are recomputed. "-" reads the export from stdin.',
+    "Skipped lines are blank lines, the export header, and entries already in the store.",
+    "",
+    "examples:",
+    "  moomem --dir ./restored import backup.jsonl",
+    "  moomem export -u alice | moomem --dir ./other import -",
+  ],
+  async run(ctx: CommandContext): Promise<void> {
+    const file = requireOne(ctx, "the .jsonl file to import (or - for stdin)");
+    let source: AsyncIterable<string>;
+    let progress: Progress | undefined;
+    if (file === "-") {
+      ctx.io.stdin.setEncoding("utf8");
+      source = linesOf(ctx.io.stdin as AsyncIterable<string>, "stdin", () => undefined);
+    } else {
+      const size = await fileSize(file);
+      const stream = createReadStream(file, { encoding: "utf8" });
+      const bar = createProgress(ctx.io.stderr, { label: "importing", total: size, format: formatBytes, minTotal: PROGRESS_MIN_BYTES });
+      progress = bar;
+      source = linesOf(stream, file, () => bar.update(stream.bytesRead));
+    }
+    let completed = false;
+    let summary;
+    try {
+      const store = await ctx.open({ readOnly: false });
+      summary = await store.import(source);
+      completed = true;
+    } finally {
+      progress?.finish(completed);
+    }
+    if (ctx.out.json) {
+      ctx.out.data(summary);
+      return;
+    }
+    const skipped = summary.skipped === 0 ? "" : ` (${plural(summary.skipped, "line", "lines")} skipped: the export header, blank lines, or entries already in the store)`;
+    ctx.out.line(`imported ${plural(summary.entries, "entry", "entries")} of ${plural(summary.users, "user", "users")} from ${file === "-" ? "stdin" : file}${skipped}`);
+  },
+};
+
+async function fileSize(file: string): Promise<number> {
+  let info;
+  try {
+    info = await stat(file);
+  } catch (error) {
+    throw new MoomemError("INVALID_ARGUMENT", `import: cannot read ${file}: ${errorMessage(error)}; pass the path of a .jsonl file written by moomem export`, { cause: error });
+  }
+  if (!info.isFile()) throw new MoomemError("INVALID_ARGUMENT", `import: ${file} is not a file; pass the path of a .jsonl file written by moomem export`);
+  return info.size;
+}
+
+/**
+ * Whole lines (each ending in "\n", so the store numbers them right) from a
+ * text stream, one chunk in memory at a time. A read failure becomes IO_FAILURE.
+ */
+async function* linesOf(chunks: AsyncIterable<string>, name: string, onChunk: () => void): AsyncGenerator<string> {
+  let pending = "";
+  let first = true;
+  try {
+    for await (const chunk of chunks) {
+      onChunk();
+      pending += first && chunk.startsWith("\uFEFF") ? chunk.slice(1) : chunk;
+      first = false;
+      let start = 0;
+      for (let nl = pending.indexOf("\n"); nl >= 0; nl = pending.indexOf("\n", start)) {
+        yield pending.slice(start, nl + 1);
+        start = nl + 1;
+      }
+      pending = pending.slice(start);
+    }
+  } catch (error) {
+    throw new MoomemError("IO_FAILURE", `import: reading ${name} failed: ${errorMessage(error)}; nothing was imported`, { cause: error });
+  }
+  if (pending.length > 0) yield pending + "\n";
+}

@@ -1,0 +1,31 @@
+// Every moomem command, in the order `moomem --help` lists them.
+
+import type { Command } from "../command.ts";
+import { addCommand } from "./add.ts";
+import { recallCommand } from "./recall.ts";
+import { listCommand } from "./list.ts";
+import { historyCommand } from "./history.ts";
+import { forgetCommand } from "./forget.ts";
+import { restoreCommand } from "./restore.ts";
+import { statsCommand } from "./stats.ts";
+import { exportCommand } from "./export.ts";
+import { importCommand } from "./import.ts";
+import { reembedCommand } from "./reembed.ts";
+
+export const COMMANDS: readonly Command[] = [
+  addCommand,
+  recallCommand,
+  listCommand,
+  historyCommand,
+  forgetCommand,
+  restoreCommand,
+  statsCommand,
+  exportCommand,
+  importCommand,
+  reembedCommand,
+];
+
+/** The command named `name`, if there is one. */
+export function findCommand(name: string): Command | undefined {
+  return COMMANDS.find((c) => c.name === name);
+}

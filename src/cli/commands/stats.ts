@@ -1,0 +1,35 @@
+// `moomem stats`: what the store holds and how it is doing on disk.
+
+import { type Command, type CommandContext, requireNone } from "../command.ts";
+import { formatBytes, formatTime } from "../output.ts";
+
+export const statsCommand: Command = {
+  name: "stats",
+  summary: "count entries per status and user, bytes on disk, last write, recoveries",
+  usage: "",
+  options: {},
+  details: ["Store-wide: counts cover every user.", "", "example:", "  moomem --dir ./memory stats"],
+  async run(ctx: CommandContext): Promise<void> {
+    requireNone(ctx);
+    const store = await ctx.open({ readOnly: true });
+    const s = await store.stats();
+    if (ctx.out.json) {
+      ctx.out.data(s);
+      return;
+    }
+    ctx.out.pairs([
+      ["store", ctx.dir],
+      ["entries", String(s.total)],
+      ["  active", String(s.active)],
+      ["  superseded", String(s.superseded)],
+      ["  deleted", String(s.deleted)],
+      ["  unstructured", String(s.unstructured)],
+      ["users", String(s.users)],
+      ["on disk", `${formatBytes(s.bytesOnDisk)} (${s.bytesOnDisk} bytes)`],
+      ["last write", formatTime(s.lastWriteAt)],
+      ["torn tails recovered", String(s.truncatedRecovered)],
+      ["extractor", s.extractorMode],
+      ["format version", String(s.formatVersion)],
+    ]);
+  },
+};

@@ -1,0 +1,105 @@
+// One CLI run: parse, dispatch to the command, close the store, and map the outcome to an exit status.
+
+import { MemoryStore, MoomemError, isMoomemError } from "../node.ts";
+import { GLOBAL_OPTIONS, type OptionSpecs, flag, parseCommandArgs, splitCommand, stringOption, usageError } from "./args.ts";
+import type { CommandContext, Store } from "./command.ts";
+import { COMMANDS, findCommand } from "./commands/registry.ts";
+import { commandHelp, toolHelp } from "./help.ts";
+import { type CliIo, errorMessage } from "./io.ts";
+import { OPEN_OPTIONS, buildOpenOptions, type OpenIntent } from "./open-options.ts";
+import { Output } from "./output.ts";
+import { packageVersion } from "./version.ts";
+
+/** Exit statuses (DESIGN §7). */
+export const EXIT_OK = 0;
+export const EXIT_STORE_ERROR = 1;
+export const EXIT_USAGE = 2;
+
+const DEFAULT_DIR = "./memory";
+
+/** Runs `moomem <argv…>` and resolves to the exit status; never rejects. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const globals: OptionSpecs = { ...GLOBAL_OPTIONS, ...OPEN_OPTIONS };
+  let store: Store | undefined;
+  let out = new Output(io, false);
+  let status = EXIT_OK;
+  try {
+    const { command: name, rest } = splitCommand(argv, globals);
+    if (name === "help") {
+      const topic = rest.find((a) => !a.startsWith("-"));
+      const command = topic === undefined ? undefined : findCommand(topic);
+      if (topic !== undefined && command === undefined) throw unknownCommand(topic);
+      io.stdout.write(command === undefined ? toolHelp(COMMANDS, globals) : commandHelp(command, globals));
+      return EXIT_OK;
+    }
+    const command = name === undefined ? undefined : findCommand(name);
+    if (name !== undefined && command === undefined) throw unknownCommand(name);
+    const { values, positionals } = parseCommandArgs(rest, command === undefined ? globals : { ...globals, ...command.options }, command?.name);
+    out = new Output(io, flag(values, "json"));
+    if (flag(values, "help")) {
+      io.stdout.write(command === undefined ? toolHelp(COMMANDS, globals) : commandHelp(command, globals));
+      return EXIT_OK;
+    }
+    if (flag(values, "version")) {
+      io.stdout.write(`${packageVersion()}\n`);
+      return EXIT_OK;
+    }
+    if (command === undefined) {
+      if (positionals.length > 0) throw unknownCommand(positionals[0]!);
+      io.stderr.write(toolHelp(COMMANDS, globals));
+      return EXIT_USAGE;
+    }
+    const dir = stringOption(values, "dir") ?? DEFAULT_DIR;
+    if (dir.trim() === "") throw usageError(command.name, "--dir needs a folder path");
+    const ctx: CommandContext = {
+      name: command.name,
+      values,
+      positionals,
+      dir,
+      io,
+      out,
+      open: async (intent: OpenIntent) => {
+        if (store !== undefined) return store;
+        store = await MemoryStore.open(dir, buildOpenOptions(values, io.env, intent));
+        if (intent.readOnly) await noticeEmptyStore(store, dir, out);
+        return store;
+      },
+    };
+    await command.run(ctx);
+  } catch (error) {
+    status = report(io, error);
+  } finally {
+    if (store !== undefined) {
+      try {
+        await store.close();
+      } catch (error) {
+        // The command's own result stands; a failed close (e.g. compaction hit a full disk) is still a store error.
+        const closeStatus = report(io, error);
+        if (status === EXIT_OK) status = closeStatus;
+      }
+    }
+  }
+  return status;
+}
+
+/** A read on a folder that holds no store is almost always a wrong --dir: say so, without failing the read. */
+async function noticeEmptyStore(store: Store, dir: string, out: Output): Promise<void> {
+  const { total, bytesOnDisk } = await store.stats();
+  if (total === 0 && bytesOnDisk === 0) out.notice(`no store in ${dir} yet (nothing was ever added there); pass --dir <folder> to use another one`);
+}
+
+function unknownCommand(name: string): MoomemError {
+  return usageError(undefined, `unknown command ${JSON.stringify(name)}; commands: ${COMMANDS.map((c) => c.name).join(", ")}`);
+}
+
+/** Prints `moomem: <CODE>: <message>` and returns the exit status for it. */
+export function report(io: CliIo, error: unknown): number {
+  if (isMoomemError(error)) {
+    io.stderr.write(`moomem: ${error.code}: ${error.message}\n`);
+    return error.code === "INVALID_ARGUMENT" || error.code === "INVALID_USER_ID" ? EXIT_USAGE : EXIT_STORE_ERROR;
+  }
+  // Not a moomem failure: a bug or an unexpected system error. Keep the stack; it is what a bug report needs.
+  const detail = error instanceof Error && error.stack !== undefined ? error.stack : errorMessage(error);
+  io.stderr.write(`moomem: INTERNAL: ${detail}\n`);
+  return EXIT_STORE_ERROR;
+}
