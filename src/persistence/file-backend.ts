@@ -393,7 +393,7 @@ export class FileBackend implements PersistenceBackend {
     try {
       await this.#journal.datasync();
     } catch (error) {
-      throw this.#poisonWith(error, `fdatasync of ${this.#dir}/${journalName(this.#gen)}`);
+      throw this.#poisonWith(error, `background fdatasync of ${this.#dir}/${journalName(this.#gen)}`);
     }
     this.#synced = target;
     this.#lastSyncAt = performance.now();

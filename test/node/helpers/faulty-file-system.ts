@@ -43,6 +43,13 @@ export class FaultyFileSystem implements FileSystem {
     this.#plan = plan;
   }
 
+  #armed: { match: RegExp; code: string } | null = null;
+
+  /** Makes the next call whose description matches `match` fail once with `code` (independent of the plan). */
+  armFailure(match: RegExp, code: string): void {
+    this.#armed = { match, code };
+  }
+
   get steps(): number {
     return this.#count;
   }
@@ -62,6 +69,12 @@ export class FaultyFileSystem implements FileSystem {
     const step = ++this.#count;
     this.log.push(what);
     if (this.#crashed) throw new SimulatedCrash(step, what);
+    if (this.#armed !== null && this.#armed.match.test(what)) {
+      const { code } = this.#armed;
+      this.#armed = null;
+      this.fired = true;
+      throw errnoError(code, what);
+    }
     const plan = this.#plan;
     if (plan.kind === "none" || plan.at !== step) return act();
     this.fired = true;
