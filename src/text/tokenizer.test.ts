@@ -2,7 +2,7 @@
 
 import { describe, it, expect } from "vitest";
 import fc from "fast-check";
-import { forEachToken, jaccard, normalizeForDedup, tokenize, type TokenKind } from "./tokenizer.ts";
+import { asciiWords, forEachToken, jaccard, normalizeForDedup, segmenterWords, tokenize, type TokenKind } from "./tokenizer.ts";
 
 function tokensOfKind(text: string, wanted: TokenKind): string[] {
   const out: string[] = [];
@@ -41,6 +41,15 @@ describe("tokenize: words", () => {
 
   it("returns no tokens for empty, blank or punctuation-only text", () => {
     for (const text of ["", "   \n\t", "!!! ... ???", "。、！"]) expect(tokenize(text)).toEqual([]);
+  });
+
+  it("splits letters joined by . or : the same way on every runtime, keeping decimals whole", () => {
+    expect(tokenize("e.g. U.S.A. example.com a:b 3.14 v1.2 10:30")).toEqual(["e", "g", "u", "s", "a", "example", "com", "a", "b", "3.14", "v1.2", "10", "30"]);
+    expect(tokenize("café.com ex:élan 3.14 ok")).toEqual(["café", "com", "ex", "élan", "3.14", "ok"]);
+  });
+
+  it("splits identifiers at underscores", () => {
+    expect(tokenize("snake_case __init__ _")).toEqual(["snake", "case", "init"]);
   });
 
   it("uses no stop-word list", () => {
@@ -119,6 +128,31 @@ describe("tokenize: CJK", () => {
         expect(tokensOfKind(chars.join(""), "cjk-gram")).toEqual(expected);
       }),
     );
+  });
+});
+
+describe("tokenize: the ASCII fast path", () => {
+  function words(find: (text: string, visit: (word: string, index: number) => void) => void, text: string): Array<[string, number]> {
+    const out: Array<[string, number]> = [];
+    find(text, (word, index) => out.push([word, index]));
+    return out;
+  }
+
+  it("finds exactly the words (and positions) the segmenter finds", () => {
+    // Lower-case ASCII without "_": the canonical form the fast path is used on.
+    const tricky = ["a", "b", "z", "0", "1", "9", ".", ",", ";", ":", "'", "-", " ", '"', "!", "?", "/", "@", "#", "$", "%", "&", "(", ")", "\t", "\n", "\r"];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...tricky), { maxLength: 16 }), (chars) => {
+        const text = chars.join("");
+        expect(words(asciiWords, text)).toEqual(words(segmenterWords, text));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("agrees with the segmenter on ordinary English", () => {
+    const text = "i'm allergic to peanuts, don't worry: it's 3.14 or 1,000.5; see e.g. example.com at 10:30 (ok?)";
+    expect(words(asciiWords, text)).toEqual(words(segmenterWords, text));
   });
 });
 
