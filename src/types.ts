@@ -92,12 +92,25 @@ export interface Verdict {
   reason?: string;
 }
 
+/** One new fact and the existing entries it might replace, as a judge sees them. */
+export interface JudgeItem {
+  fact: ExtractedFact & { embedding?: Float32Array };
+  candidates: Array<MemoryEntry & { embedding?: Float32Array }>;
+}
+
 /** Decides whether a new fact replaces, coexists with, or is unrelated to existing entries. */
 export interface ConflictJudge {
   /** Short name recorded in metadata (`similarity`, `llm`, …). */
   readonly name?: string;
   /** `candidates` carry their vector (`embedding`) when they have one. */
   judge(fact: ExtractedFact & { embedding?: Float32Array }, candidates: Array<MemoryEntry & { embedding?: Float32Array }>): Promise<Verdict[]>;
+  /**
+   * Optional: judges every new fact of one add in a single call (a model-backed
+   * judge uses it to keep an add within two model calls). Result `i` answers
+   * `items[i]`. Facts of one add are judged against existing entries, not
+   * against each other.
+   */
+  judgeAll?(items: JudgeItem[]): Promise<Verdict[][]>;
 }
 
 /** Source of time, ms since epoch. Inject a fixed one in tests. */

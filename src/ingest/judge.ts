@@ -1,9 +1,8 @@
-// Step 6 of add: ask the conflict judge about candidates, validate its verdicts, fall back offline.
+// Step 6 of add: ask the conflict judge about every new fact's candidates, validate, fall back offline.
 
-import type { ConflictJudge, Verdict } from "../types.ts";
+import type { ConflictJudge, JudgeItem, Verdict } from "../types.ts";
 import { describeError } from "../errors.ts";
-import type { JudgeCandidate, SimilarityJudge } from "./similarity-judge.ts";
-import type { PreparedFact } from "./extract.ts";
+import type { SimilarityJudge } from "./similarity-judge.ts";
 
 export interface JudgeOutcome {
   verdicts: Verdict[];
@@ -14,36 +13,51 @@ export interface JudgeOutcome {
 }
 
 /**
- * Asks `judge` about `candidates`; when it throws, returns malformed verdicts,
- * or must be skipped (`skip`: the add already spent its model budget), the
- * offline `fallback` decides instead. Verdicts about ids that are not
- * candidates are dropped; a candidate with no verdict is ignored.
+ * Judges all new facts of one add: with `judge.judgeAll` in one call when the
+ * judge offers it, else fact by fact. When the judge throws, answers in the
+ * wrong shape, or must be skipped (`skip`: the add already spent its model
+ * budget), the offline `fallback` decides instead. Verdicts about ids that are
+ * not candidates are dropped; a candidate with no verdict is ignored.
  */
-export async function judgeFact(
-  judge: ConflictJudge,
-  fallback: SimilarityJudge,
-  fact: PreparedFact,
-  embedding: Float32Array | null,
-  candidates: JudgeCandidate[],
-  skip: string | null,
-): Promise<JudgeOutcome> {
-  const input = { content: fact.content, kind: fact.kind, ...(fact.key !== undefined ? { key: fact.key } : {}), ...(embedding !== null ? { embedding } : {}) };
+export async function judgeFacts(judge: ConflictJudge, fallback: SimilarityJudge, items: JudgeItem[], skip: string | null): Promise<JudgeOutcome[]> {
   const name = judge.name ?? "custom";
-  if (candidates.length === 0) return { verdicts: [], judge: name };
+  if (items.every((item) => item.candidates.length === 0)) return items.map(() => ({ verdicts: [], judge: name }));
   if (skip === null || judge === fallback) {
     try {
-      const verdicts: unknown = await judge.judge(input, candidates.map((c) => ({ ...c, metadata: structuredClone(c.metadata) })));
-      return { verdicts: checkVerdicts(verdicts, candidates), judge: name };
+      const answers = await askJudge(judge, items);
+      return items.map((item, i) => ({ verdicts: checkVerdicts(answers[i], item), judge: name }));
     } catch (error) {
       skip = `judge failed: ${describeError(error)}`;
     }
   }
-  return { verdicts: await fallback.judge(input, candidates), judge: "similarity-fallback", fallbackReason: skip };
+  const reason = skip;
+  return Promise.all(
+    items.map(async (item) => ({
+      verdicts: item.candidates.length === 0 ? [] : await fallback.judge(item.fact, item.candidates),
+      judge: "similarity-fallback",
+      fallbackReason: reason,
+    })),
+  );
 }
 
-function checkVerdicts(value: unknown, candidates: JudgeCandidate[]): Verdict[] {
+async function askJudge(judge: ConflictJudge, items: JudgeItem[]): Promise<unknown[]> {
+  // Judges get copies: nothing they do can change the store's records.
+  const copies = items.map((item) => ({ fact: { ...item.fact }, candidates: item.candidates.map((c) => ({ ...c, metadata: structuredClone(c.metadata) })) }));
+  if (typeof judge.judgeAll === "function") {
+    const answers: unknown = await judge.judgeAll(copies);
+    if (!Array.isArray(answers) || answers.length !== items.length) {
+      throw new Error(`judgeAll returned ${Array.isArray(answers) ? answers.length : typeof answers} answers for ${items.length} facts`);
+    }
+    return answers;
+  }
+  const answers: unknown[] = [];
+  for (const copy of copies) answers.push(copy.candidates.length === 0 ? [] : await judge.judge(copy.fact, copy.candidates));
+  return answers;
+}
+
+function checkVerdicts(value: unknown, item: JudgeItem): Verdict[] {
   if (!Array.isArray(value)) throw new Error(`judge returned ${typeof value}, expected an array of verdicts`);
-  const ids = new Set(candidates.map((c) => c.id));
+  const ids = new Set(item.candidates.map((c) => c.id));
   const out: Verdict[] = [];
   for (const v of value as unknown[]) {
     if (typeof v !== "object" || v === null) throw new Error("judge returned a verdict that is not an object");

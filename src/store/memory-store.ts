@@ -11,12 +11,14 @@ import type {
   Extractor,
   FactOutcome,
   ImportSummary,
+  JudgeItem,
   MemoryEntry,
   Metadata,
   RecallHit,
   RecallMode,
   StoreStats,
   SyncMode,
+  Verdict,
 } from "../types.ts";
 import { ENTRY_STATUSES } from "../types.ts";
 import type { EmbedderIdentity, PersistenceBackend } from "../persistence/backend.ts";
@@ -28,7 +30,7 @@ import { RawExtractor } from "../ingest/raw-extractor.ts";
 import { SimilarityJudge, type JudgeCandidate } from "../ingest/similarity-judge.ts";
 import { ExtractionGuard, extractFacts, type PreparedFact } from "../ingest/extract.ts";
 import { embedTexts } from "../ingest/embed.ts";
-import { judgeFact } from "../ingest/judge.ts";
+import { judgeFacts } from "../ingest/judge.ts";
 import { fuseRrf } from "../fusion/rrf.ts";
 import { normalizeForDedup, tokenize } from "../text/tokenizer.ts";
 import { normalize } from "../embedding/vector-math.ts";
@@ -159,6 +161,16 @@ const OPEN_KEYS = [
 const JUDGE_CANDIDATES_PER_ROUTE = 8;
 /** Judging skips the configured judge when extraction already used its retry (2 model calls per add at most). */
 const BUDGET_SPENT = "extraction used its retry; the add's budget of two model calls is spent";
+
+/** What one add (or reextract) passes down to every fact it ingests. */
+interface IngestContext {
+  metadata: Metadata;
+  createdAt: number;
+  now: number;
+  degraded: boolean;
+  embeddingDegraded: string | undefined;
+  judgeSkip: string | null;
+}
 
 interface Settings {
   rrfK: number;
@@ -366,18 +378,15 @@ export class MemoryStore {
         const summary: AddSummary = { extracted: extraction.facts.length, inserted: 0, duplicates: 0, superseded: 0, conflicts: 0, degraded: false, facts: [] };
         if (extraction.degradedReason !== undefined || embedded.degradedReason !== undefined) summary.degraded = true;
         const now = this.#clock.now();
-        for (let i = 0; i < extraction.facts.length; i++) {
-          const fact = extraction.facts[i]!;
-          const vector = embedded.vectors?.[i] ?? null;
-          const outcome = await this.#addFact(change, userId, fact, vector, {
-            metadata,
-            createdAt: observedAt ?? now,
-            now,
-            degraded: extraction.degradedReason !== undefined,
-            embeddingDegraded: embedded.degradedReason,
-            judgeSkip: extraction.usedRetry ? BUDGET_SPENT : null,
-          });
-          summary.facts.push(outcome);
+        summary.facts = await this.#ingestFacts(change, userId, extraction.facts, embedded.vectors, {
+          metadata,
+          createdAt: observedAt ?? now,
+          now,
+          degraded: extraction.degradedReason !== undefined,
+          embeddingDegraded: embedded.degradedReason,
+          judgeSkip: extraction.usedRetry ? BUDGET_SPENT : null,
+        });
+        for (const outcome of summary.facts) {
           if (outcome.action === "duplicate") summary.duplicates++;
           else summary.inserted++;
           summary.superseded += outcome.replaced?.length ?? 0;
@@ -388,75 +397,98 @@ export class MemoryStore {
     });
   }
 
-  async #addFact(
-    change: Change,
-    userId: string,
-    fact: PreparedFact,
-    vector: Float32Array | null,
-    ctx: { metadata: Metadata; createdAt: number; now: number; degraded: boolean; embeddingDegraded: string | undefined; judgeSkip: string | null },
-  ): Promise<FactOutcome> {
-    const base: FactOutcome = { content: fact.content, kind: fact.kind, action: "inserted", id: "" };
-    if (fact.key !== undefined) base.key = fact.key;
-    const existing = this.#state.shard(userId)?.dedup.get(normalizeForDedup(fact.content))?.[0];
-    if (existing !== undefined) return { ...base, action: "duplicate", id: existing };
+  /**
+   * Steps 4-7 of add for all facts of one input: dedup (against the user's
+   * live entries and the earlier facts of this input), candidates, one judge
+   * round for all new facts, then supersede/coexist and insert through `change`.
+   */
+  async #ingestFacts(change: Change, userId: string, facts: PreparedFact[], vectors: Float32Array[] | null, ctx: IngestContext): Promise<FactOutcome[]> {
+    const shard = this.#state.shard(userId);
+    const outcomes: FactOutcome[] = [];
+    const fresh: Array<{ outcome: FactOutcome; record: EntryRecord; candidates: JudgeCandidate[] }> = [];
+    const seenHere = new Map<string, string>();
+    for (let i = 0; i < facts.length; i++) {
+      const fact = facts[i]!;
+      const outcome: FactOutcome = { content: fact.content, kind: fact.kind, action: "inserted", id: "" };
+      if (fact.key !== undefined) outcome.key = fact.key;
+      outcomes.push(outcome);
+      const norm = normalizeForDedup(fact.content);
+      const existing = shard?.dedup.get(norm)?.[0] ?? seenHere.get(norm);
+      if (existing !== undefined) {
+        outcome.action = "duplicate";
+        outcome.id = existing;
+        continue;
+      }
+      const seq = this.#nextSeq++;
+      outcome.id = makeEntryId(seq);
+      seenHere.set(norm, outcome.id);
+      const vector = vectors?.[i] ?? null;
+      const metadata: Metadata = { ...ctx.metadata, ...fact.metadata, extractor: this.#extractor.mode };
+      if (fact.sourceSpan !== undefined) metadata["source_span"] = fact.sourceSpan;
+      if (ctx.embeddingDegraded !== undefined) metadata["embedding_degraded"] = ctx.embeddingDegraded;
+      const record: EntryRecord = {
+        id: outcome.id,
+        userId,
+        content: fact.content,
+        kind: fact.kind,
+        status: ctx.degraded ? "unstructured" : "active",
+        createdAt: ctx.createdAt,
+        updatedAt: ctx.now,
+        seq,
+        metadata,
+        embedding: vector,
+      };
+      if (fact.key !== undefined) record.key = fact.key;
+      // A degraded entry is the raw input, not a fact: it never replaces anything.
+      fresh.push({ outcome, record, candidates: ctx.degraded ? [] : this.#judgeCandidates(userId, fact.content, vector) });
+    }
 
-    const seq = this.#nextSeq++;
-    const id = makeEntryId(seq);
-    const metadata: Metadata = { ...ctx.metadata, ...fact.metadata, extractor: this.#extractor.mode };
-    if (fact.sourceSpan !== undefined) metadata["source_span"] = fact.sourceSpan;
-    if (ctx.embeddingDegraded !== undefined) metadata["embedding_degraded"] = ctx.embeddingDegraded;
-    const record: EntryRecord = {
-      id,
-      userId,
-      content: fact.content,
-      kind: fact.kind,
-      status: ctx.degraded ? "unstructured" : "active",
-      createdAt: ctx.createdAt,
-      updatedAt: ctx.now,
-      seq,
-      metadata,
-      embedding: vector,
-    };
-    if (fact.key !== undefined) record.key = fact.key;
+    const judged = await judgeFacts(
+      this.#judge,
+      this.#fallbackJudge,
+      fresh.map(({ record, candidates }) => ({ fact: judgeInput(record), candidates })),
+      ctx.judgeSkip,
+    );
+    fresh.forEach(({ outcome, record, candidates }, j) => {
+      const { verdicts, judge, fallbackReason } = judged[j]!;
+      this.#applyVerdicts(change, record, verdicts, ctx.now, outcome);
+      if (candidates.length > 0) record.metadata["judge"] = judge;
+      if (fallbackReason !== undefined && candidates.length > 0) record.metadata["judge_fallback"] = fallbackReason;
+      change.put(record);
+    });
+    return outcomes;
+  }
 
+  /** Supersedes or flags the entries the judge named; records what happened on `record` and `outcome`. */
+  #applyVerdicts(change: Change, record: EntryRecord, verdicts: Verdict[], now: number, outcome: FactOutcome): void {
+    const reasons: string[] = [];
     const replaced: string[] = [];
     const conflicts: string[] = [];
-    // A degraded entry is the raw input, not a fact: it never replaces anything.
-    if (!ctx.degraded) {
-      const candidates = this.#judgeCandidates(userId, fact.content, vector);
-      const outcome = await judgeFact(this.#judge, this.#fallbackJudge, fact, vector, candidates, ctx.judgeSkip);
-      if (candidates.length > 0) metadata["judge"] = outcome.judge;
-      if (outcome.fallbackReason !== undefined) metadata["judge_fallback"] = outcome.fallbackReason;
-      const reasons: string[] = [];
-      for (const verdict of outcome.verdicts) {
-        const old = this.#state.get(verdict.id);
-        if (old === undefined || old.userId !== userId || !isLive(old.status)) continue;
-        if (verdict.decision === "replace") {
-          if (old.createdAt > record.createdAt) {
-            // The new fact was observed before the one it contradicts: it arrives already replaced.
-            record.status = "superseded";
-            record.supersededBy = old.id;
-            metadata["conflict_reason"] = verdict.reason ?? "replaced by a later fact";
-            continue;
-          }
-          change.put({ ...old, status: "superseded", supersededBy: id, updatedAt: ctx.now });
-          replaced.push(old.id);
-          reasons.push(verdict.reason ?? "replaces an older fact");
-        } else if (verdict.decision === "coexist") {
-          const theirs = Array.isArray(old.metadata["conflict"]) ? [...(old.metadata["conflict"] as string[])] : [];
-          theirs.push(id);
-          change.put({ ...old, metadata: { ...old.metadata, conflict: theirs }, updatedAt: ctx.now });
-          conflicts.push(old.id);
+    for (const verdict of verdicts) {
+      const old = this.#state.get(verdict.id);
+      if (old === undefined || old.userId !== record.userId || !isLive(old.status)) continue;
+      if (verdict.decision === "replace") {
+        if (old.createdAt > record.createdAt) {
+          // The new fact was observed before the one it contradicts: it arrives already replaced.
+          record.status = "superseded";
+          record.supersededBy = old.id;
+          record.metadata["conflict_reason"] = verdict.reason ?? "replaced by a later fact";
+          continue;
         }
+        change.put({ ...old, status: "superseded", supersededBy: record.id, updatedAt: now });
+        replaced.push(old.id);
+        reasons.push(verdict.reason ?? "replaces an older fact");
+      } else if (verdict.decision === "coexist") {
+        const theirs = Array.isArray(old.metadata["conflict"]) ? [...(old.metadata["conflict"] as string[])] : [];
+        theirs.push(record.id);
+        change.put({ ...old, metadata: { ...old.metadata, conflict: theirs }, updatedAt: now });
+        conflicts.push(old.id);
       }
-      if (reasons.length > 0) metadata["conflict_reason"] = reasons.join("; ");
-      if (conflicts.length > 0) metadata["conflict"] = conflicts;
     }
-    change.put(record);
-    const out: FactOutcome = { ...base, id };
-    if (replaced.length > 0) out.replaced = replaced;
-    if (conflicts.length > 0) out.conflicts = conflicts;
-    return out;
+    if (reasons.length > 0) record.metadata["conflict_reason"] = reasons.join("; ");
+    if (conflicts.length > 0) record.metadata["conflict"] = conflicts;
+    if (replaced.length > 0) outcome.replaced = replaced;
+    if (conflicts.length > 0) outcome.conflicts = conflicts;
   }
 
   /** The user's nearest live entries by vector and by keywords (8 each, merged). */
@@ -854,19 +886,14 @@ export class MemoryStore {
           if (current === undefined || current.status !== "unstructured") return null;
           const now = this.#clock.now();
           const { extraction_degraded: _why, ...kept } = current.metadata;
-          const facts: FactOutcome[] = [];
-          for (let i = 0; i < extraction.facts.length; i++) {
-            facts.push(
-              await this.#addFact(change, current.userId, extraction.facts[i]!, embedded.vectors?.[i] ?? null, {
-                metadata: { ...kept, reextracted_from: current.id },
-                createdAt: current.createdAt,
-                now,
-                degraded: false,
-                embeddingDegraded: embedded.degradedReason,
-                judgeSkip: extraction.usedRetry ? BUDGET_SPENT : null,
-              }),
-            );
-          }
+          const facts = await this.#ingestFacts(change, current.userId, extraction.facts, embedded.vectors, {
+            metadata: { ...kept, reextracted_from: current.id },
+            createdAt: current.createdAt,
+            now,
+            degraded: false,
+            embeddingDegraded: embedded.degradedReason,
+            judgeSkip: extraction.usedRetry ? BUDGET_SPENT : null,
+          });
           const into = facts.map((f) => f.id);
           const metadata: Metadata = { ...current.metadata, reextracted_at: now, reextracted_into: into };
           const next: EntryRecord =
@@ -970,6 +997,14 @@ export class MemoryStore {
     this.#checkOpen();
     if (this.#readOnly) throw new MoomemError("READ_ONLY", `the store at ${this.#backend.location} was opened with { readOnly: true }; open it without readOnly to write`);
   }
+}
+
+/** The new fact as a judge sees it. */
+function judgeInput(record: EntryRecord): JudgeItem["fact"] {
+  const fact: JudgeItem["fact"] = { content: record.content, kind: record.kind };
+  if (record.key !== undefined) fact.key = record.key;
+  if (record.embedding !== null) fact.embedding = record.embedding;
+  return fact;
 }
 
 function checkPlugin(value: unknown, name: string, methods: readonly string[]): void {

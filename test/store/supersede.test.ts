@@ -58,6 +58,27 @@ describe("supersede (AC-04), history and restore", () => {
     await mem.close();
   });
 
+  it("judges all facts of one add in one judgeAll call", async () => {
+    let calls = 0;
+    const judge = {
+      name: "batch",
+      judge: () => Promise.reject(new Error("judge() must not be called when judgeAll exists")),
+      judgeAll: (items: Array<{ fact: { key?: string }; candidates: Array<{ id: string; key?: string }> }>) => {
+        calls++;
+        return Promise.resolve(items.map((it) => it.candidates.map((c) => ({ id: c.id, decision: c.key === it.fact.key ? ("replace" as const) : ("ignore" as const), reason: "batch" }))));
+      },
+    };
+    const rules = [...cityRules, { pattern: /work at|job/i, key: "employer" }];
+    const mem = await MemoryStore.open(":memory:", { extractor: new RuleExtractor(rules), judge });
+    await mem.add("u1", "I live in Lyon\nI work at Airbus\nI'm allergic to cats");
+    expect(calls).toBe(0); // nothing to compare with yet: no call at all
+    const s = await mem.add("u1", "I moved to Toulouse\nI work at Thales now\nI'm allergic to dogs too");
+    expect(calls).toBe(1);
+    expect(s.superseded).toBe(3);
+    expect((await mem.list("u1", { status: "active" })).map((e) => e.metadata["judge"])).toEqual(["batch", "batch", "batch"]);
+    await mem.close();
+  });
+
   it("marks coexisting facts on both sides", async () => {
     const judge = new ScriptedJudge(() => "coexist");
     const mem = await MemoryStore.open(":memory:", { judge });
