@@ -117,8 +117,15 @@ export class FaultyFileSystem implements FileSystem {
   }
 
   async open(path: string, mode: "create" | "existing"): Promise<WritableFile> {
-    const file = await this.#step(`open(${mode}) ${base(path)}`, () => this.#inner.open(path, mode));
-    return new FaultyWritableFile(this, file, base(path));
+    let opened: WritableFile | null = null;
+    try {
+      const file = await this.#step(`open(${mode}) ${base(path)}`, async () => (opened = await this.#inner.open(path, mode)));
+      return new FaultyWritableFile(this, file, base(path));
+    } catch (error) {
+      // Crashed right after opening: the kernel would close the descriptor of a dead process.
+      if (opened !== null) await (opened as WritableFile).close();
+      throw error;
+    }
   }
 
   createExclusive(path: string, data: Uint8Array): Promise<boolean> {
