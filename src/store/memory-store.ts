@@ -789,17 +789,14 @@ export class MemoryStore {
     const o = checkOptions(options, "export options");
     checkKnownKeys(o, ["userId"], "export");
     const userId = o["userId"] === undefined ? null : checkUserId(o["userId"]);
-    const self = this;
-    return {
-      async *[Symbol.asyncIterator]() {
-        self.#checkOpen();
-        const records = await self.#durable(() =>
-          userId === null ? [...self.#state.all()] : [...(self.#state.shard(userId)?.entries ?? [])],
-        );
-        yield headerLine({ moomem_export: EXPORT_FORMAT, format: 2, embedder: self.#identity, user_id: userId, exported_at: self.#clock.now(), count: records.length });
-        for (const record of records) yield entryLine(record);
-      },
-    };
+    return { [Symbol.asyncIterator]: () => this.#exportLines(userId) };
+  }
+
+  async *#exportLines(userId: string | null): AsyncGenerator<string> {
+    this.#checkOpen();
+    const records = await this.#durable(() => (userId === null ? [...this.#state.all()] : [...(this.#state.shard(userId)?.entries ?? [])]));
+    yield headerLine({ moomem_export: EXPORT_FORMAT, format: 2, embedder: this.#identity, user_id: userId, exported_at: this.#clock.now(), count: records.length });
+    for (const record of records) yield entryLine(record);
   }
 
   /**
