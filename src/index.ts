@@ -53,3 +53,8 @@ export type {
   EmbedderIdentity,
 } from "./persistence/backend.ts";
 export { tokenize } from "./text/tokenizer.ts";
+export { buildProfile } from "./store/profile.ts";
+export type { UserProfile, ProfileSlot, ProfileFact } from "./store/profile.ts";
+export { formatContext } from "./context/format-context.ts";
+export type { FormatContextOptions, ContextStyle, ContextMemory } from "./context/format-context.ts";
+export { MEMORY_CONTEXT_OPEN, MEMORY_CONTEXT_CLOSE, stripMemoryContext } from "./text/context-markers.ts";

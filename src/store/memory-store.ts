@@ -38,6 +38,7 @@ import { EntryState, isLive, type Change } from "./entry-state.ts";
 import { WriteQueue } from "./write-queue.ts";
 import { makeEntryId } from "./ids.ts";
 import { toPublicEntry, toRecallHit } from "./public-entry.ts";
+import { buildProfile, type UserProfile } from "./profile.ts";
 import { matchesFilter, readFilter, type EntryFilter } from "./entry-filter.ts";
 import { EXPORT_FORMAT, entryLine, headerLine, parseImport } from "./jsonl-transfer.ts";
 import {
@@ -696,6 +697,24 @@ export class MemoryStore {
           .filter((r) => (status === "all" || r.status === status) && (filter === undefined || matchesFilter(r, filter)))
           .map(toPublicEntry),
       );
+    });
+  }
+
+  /**
+   * What the store currently knows about the user: each key slot's latest
+   * live value, the rest grouped by kind. Deterministic, no model call.
+   *
+   * @example
+   * ```ts
+   * const { slots } = await mem.profile("user-42");
+   * const system = Object.entries(slots).map(([key, s]) => `${key}: ${s.value}`).join("\n");
+   * ```
+   */
+  profile(userId: string): Promise<UserProfile> {
+    return this.#track(async () => {
+      this.#checkOpen();
+      checkUserId(userId);
+      return this.#durable(() => buildProfile((this.#state.shard(userId)?.entries ?? []).filter((r) => isLive(r.status)).map(toPublicEntry), userId));
     });
   }
 

@@ -141,3 +141,22 @@ describe("supersede (AC-04), history and restore", () => {
     await mem.close();
   });
 });
+
+describe("profile", () => {
+  it("shows each slot's current value and follows supersede and restore", async () => {
+    const mem = await MemoryStore.open(":memory:", { extractor: new RuleExtractor(cityRules) });
+    const a = await mem.add("u1", "I live in Beijing");
+    await mem.add("u1", "I'm allergic to peanuts");
+    await mem.add("u1", "I moved to Shenzhen");
+    let p = await mem.profile("u1");
+    expect(p.userId).toBe("u1");
+    expect(Object.keys(p.slots)).toEqual(["allergy", "home_city"]);
+    expect(p.slots["home_city"]!.value).toBe("I moved to Shenzhen");
+    await mem.restore("u1", a.facts[0]!.id);
+    p = await mem.profile("u1");
+    expect(p.slots["home_city"]!.value).toBe("I live in Beijing");
+    expect((await mem.profile("nobody")).slots).toEqual({});
+    await rejectsWith(mem.profile("../x"), "INVALID_USER_ID");
+    await mem.close();
+  });
+});
