@@ -109,10 +109,8 @@ export class FileBackend implements PersistenceBackend {
   #chain: Promise<void> = Promise.resolve();
   #timer: ReturnType<typeof setTimeout> | null = null;
   #lastSyncAt = 0;
-  /** Old journals whose deletion failed after a commit; retried at the next compaction (and deleted by the next writable open). */
+  /** Old journals and temp files whose deletion failed; retried after the next compaction (and deleted by the next writable open). */
   #leftovers: string[] = [];
-  /** Why the last cleanup failed, kept for debugging (the commit itself had succeeded). */
-  #lastCleanupError: unknown = null;
   /** Set by close(): new calls are refused, queued ones still run. */
   #closing = false;
 
@@ -490,9 +488,9 @@ export class FileBackend implements PersistenceBackend {
     for (const name of doomed) {
       try {
         await fs.unlink(`${dir}/${name}`);
-      } catch (error) {
+      } catch (_error) {
+        // Committed already; the file is stale and is deleted later (a purge's old content with it).
         this.#leftovers.push(name);
-        this.#lastCleanupError = error;
       }
     }
   }
@@ -572,9 +570,9 @@ export class FileBackend implements PersistenceBackend {
     for (const name of names) {
       try {
         await this.#fs.unlink(`${this.#dir}/${name}${TEMP_SUFFIX}`);
-      } catch (error) {
-        // Leftover temp files are never read, and the next writable open removes them.
-        this.#lastCleanupError = error;
+      } catch (_error) {
+        // Temp files are never read; retried after the next compaction, and the next writable open removes them.
+        this.#leftovers.push(`${name}${TEMP_SUFFIX}`);
       }
     }
   }

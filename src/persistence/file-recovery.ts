@@ -108,7 +108,7 @@ export async function recoverStore(fs: FileSystem, dir: string): Promise<Recover
     latest.set(entry.id, entry);
   };
 
-  let slot: 0 | 1 | null = null;
+  let slot: 0 | 1 | null;
   let snapshot: SnapshotScan | null = null;
   const headBytes = present.has(HEAD) ? await guardRead(dir, HEAD, () => fs.readFile(`${dir}/${HEAD}`)) : null;
   const headSlot = headBytes === null ? null : parseHead(headBytes);

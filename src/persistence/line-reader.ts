@@ -49,7 +49,7 @@ export async function* splitLines(chunks: AsyncIterable<Uint8Array>): AsyncGener
     offset += chunk.length;
   }
   if (pendingLength > 0) {
-    yield { number: ++number, start: lineStart, end: offset, bytes: concat(pending, pendingLength), terminated: false };
+    yield { number: number + 1, start: lineStart, end: offset, bytes: concat(pending, pendingLength), terminated: false };
   }
 }
 

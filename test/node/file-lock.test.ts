@@ -12,7 +12,7 @@ import { MoomemError } from "../../src/errors.ts";
 import { entry, filesOf, makeTempDir, removeDir } from "./helpers/store-files.ts";
 
 const TSX = fileURLToPath(new URL("../../node_modules/.bin/tsx", import.meta.url));
-const HOLDER = fileURLToPath(new URL("../fixtures/lock-holder.ts", import.meta.url));
+const HOLDER = fileURLToPath(new URL("./fixtures/lock-holder.ts", import.meta.url));
 
 let root: string;
 let counter = 0;
