@@ -1,0 +1,250 @@
+// The `moomem` bin, built and spawned as `npx moomem` runs it: PRD scenario A, every command, --json, exit statuses.
+
+import { readFileSync, writeFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { describe, it, expect, beforeAll, afterAll } from "vitest";
+import { MemoryStore } from "../../src/node.ts";
+import type { AddSummary, ImportSummary, MemoryEntry, RecallHit, StoreStats } from "../../src/index.ts";
+import { ROOT, ensureBuilt } from "./helpers/built-package.ts";
+import { jsonOf, runMoomem, type CliResult } from "./helpers/run-cli.ts";
+import { makeTempDir, removeDir } from "./helpers/store-files.ts";
+
+// With the default offline judge this correction is similar enough (0.93 ≥ 0.82) to supersede the first sentence.
+const ALLERGY = "I am allergic to peanuts, please never suggest peanut dishes";
+const CORRECTION = "I am allergic to peanuts and shrimp, please never suggest peanut dishes";
+const ALLERGY_ZH = "我对花生过敏，不要推荐花生做的菜";
+const CORRECTION_ZH = "我对花生和虾过敏，不要推荐花生做的菜";
+
+// Each test spawns several processes; a machine busy with other work can make that slow.
+const TEST_TIMEOUT_MS = 60_000;
+
+let temp = "";
+beforeAll(async () => {
+  await ensureBuilt();
+  temp = makeTempDir("cli");
+}, 180_000);
+afterAll(() => {
+  removeDir(temp);
+});
+
+/** `--dir <temp>/<name>`: each test keeps its own store. */
+function dirArgs(name: string): string[] {
+  return ["--dir", join(temp, name)];
+}
+
+function expectOk(result: CliResult): CliResult {
+  expect(result.stderr).toBe("");
+  expect(result.code).toBe(0);
+  return result;
+}
+
+/** The content column of the first row under a table header. */
+function firstRow(stdout: string): string {
+  return stdout.split("\n")[1] ?? "";
+}
+
+describe("moomem CLI: PRD scenario A with no code", () => {
+  /** English and Chinese run side by side, each in its own folder; every step is a new process reopening it. */
+  async function scenario(name: string, user: string, allergy: string, correction: string, question: string): Promise<void> {
+    const dir = dirArgs(name);
+    const added = jsonOf<AddSummary>(await runMoomem([...dir, "--json", "add", "-u", user, allergy]));
+    expect(added).toMatchObject({ extracted: 1, inserted: 1, duplicates: 0, superseded: 0 });
+    const allergyId = added.facts[0]!.id;
+
+    const [recalled, stranger] = await Promise.all([
+      runMoomem([...dir, "recall", "-u", user, question]),
+      runMoomem([...dir, "--json", "recall", "-u", "stranger", question]),
+    ]);
+    expectOk(recalled);
+    expect(recalled.stdout.split("\n")[0]).toMatch(/^#\s+score\s+routes\s+id\s+content$/);
+    expect(firstRow(recalled.stdout)).toMatch(new RegExp(`^1\\s+0\\.\\d{4}\\s+v1 k1\\s+${allergyId}\\s+${allergy}$`));
+    // Users are kept apart: another user's recall finds nothing.
+    expect(jsonOf<RecallHit[]>(stranger)).toEqual([]);
+
+    const corrected = jsonOf<AddSummary>(await runMoomem(["add", "-u", user, correction, "--json", ...dir]));
+    expect(corrected).toMatchObject({ inserted: 1, superseded: 1 });
+    const correctionId = corrected.facts[0]!.id;
+    expect(corrected.facts[0]!.replaced).toEqual([allergyId]);
+
+    const [history, after] = await Promise.all([
+      runMoomem([...dir, "history", "-u", user, allergyId]),
+      runMoomem([...dir, "--json", "recall", "-u", user, question]),
+    ]);
+    const rows = expectOk(history).stdout.split("\n");
+    expect(rows[0]).toMatch(/^id\s+status\s+kind\s+created\s+content$/);
+    expect(rows[1]).toMatch(new RegExp(`^${allergyId} \\*\\s+superseded\\s+unstructured\\s+\\S+\\s+${allergy}\\s+→ ${correctionId}$`));
+    expect(rows[2]).toMatch(new RegExp(`^${correctionId}\\s+active\\s+unstructured\\s+\\S+\\s+${correction}$`));
+    expect(rows[3]).toMatch(new RegExp(`^${correctionId} replaced its predecessor because: similarity 0\\.\\d+ ≥ 0\\.82$`));
+    // The superseded fact is never recalled again.
+    expect(jsonOf<RecallHit[]>(after).map((h) => h.id)).toEqual([correctionId]);
+  }
+
+  it("remembers an allergy across processes, keeps users apart, and a correction supersedes it (English and Chinese)", async () => {
+    await Promise.all([
+      scenario("scenario-en", "alice", ALLERGY, CORRECTION, "Can I have a peanut butter sandwich?"),
+      scenario("scenario-zh", "xiaoming", ALLERGY_ZH, CORRECTION_ZH, "花生酱三明治可以吗"),
+    ]);
+  }, TEST_TIMEOUT_MS);
+});
+
+describe("moomem CLI: every command", () => {
+  it("add (text, --meta, stdin), list, forget, restore, stats, reembed", async () => {
+    const dir = dirArgs("commands");
+    const tea = jsonOf<AddSummary>(await runMoomem([...dir, "--json", "add", "-u", "carol", "--meta", "source=cli", "--meta", "channel=test", "I", "prefer", "green", "tea"]));
+    expect(tea.facts[0]!.content).toBe("I prefer green tea");
+    const human = expectOk(await runMoomem([...dir, "add", "-u", "carol", "-"], { input: "I play the cello on Sundays\n" }));
+    expect(human.stdout).toMatch(/^extracted 1 · inserted 1 · duplicates 0 · superseded 0 · conflicts 0\ninserted\s+\S+\s+unstructured\s+I play the cello on Sundays\n$/);
+    const celloId = /^inserted\s+(\S+)/m.exec(human.stdout)![1]!;
+
+    const [listed, listedJson] = await Promise.all([
+      runMoomem([...dir, "list", "-u", "carol"]),
+      runMoomem([...dir, "--json", "list", "-u", "carol", "--status", "active"]),
+    ]);
+    expect(expectOk(listed).stdout).toMatch(/^id\s+status\s+kind\s+created\s+content\n.*I prefer green tea\n.*I play the cello on Sundays\n2 entries\n$/);
+    const active = jsonOf<MemoryEntry[]>(listedJson);
+    expect(active.map((e) => e.content)).toEqual(["I prefer green tea", "I play the cello on Sundays"]);
+    expect(active[0]!.metadata).toMatchObject({ source: "cli", channel: "test" });
+
+    expect(expectOk(await runMoomem([...dir, "forget", "-u", "carol", celloId])).stdout).toBe("forgot 1 entry of carol\n");
+    const restored = expectOk(await runMoomem([...dir, "restore", "-u", "carol", celloId]));
+    expect(restored.stdout).toMatch(new RegExp(`^restored ${celloId} \\(now active\\)\n`));
+    expect(jsonOf<{ forgotten: number; purged: boolean }>(await runMoomem([...dir, "--json", "forget", "-u", "carol", "--all", "--purge"]))).toEqual({ forgotten: 2, purged: true });
+
+    const [stats, statsHuman, reembed] = await Promise.all([runMoomem([...dir, "--json", "stats"]), runMoomem([...dir, "stats"]), runMoomem([...dirArgs("scenario-en"), "reembed"])]);
+    expect(jsonOf<StoreStats>(stats)).toMatchObject({ total: 2, active: 0, deleted: 2, users: 1, extractorMode: "raw", formatVersion: 2 });
+    expect(expectOk(statsHuman).stdout).toMatch(/^store\s+.*commands\nentries\s+2\n {2}active\s+0\n/);
+    expect(expectOk(reembed).stdout).toBe("2 entries now hold vectors of hashing-v1/256 (256 dims)\n");
+    // Purged when the forget command closed the store: the snapshot it wrote and the new journal hold no content.
+    const folder = join(temp, "commands", "moomem");
+    const current = [`slot${readFileSync(join(folder, "head"), "utf8").trim()}.jsonl`, ...readdirSync(folder).filter((f) => f.startsWith("journal."))];
+    expect(current.map((f) => readFileSync(join(folder, f), "utf8")).join("")).not.toContain("cello");
+  }, TEST_TIMEOUT_MS);
+
+  it("export (stdout, -o, one user) and import (file, stdin) rebuild an equivalent store", async () => {
+    const fromDir = join(temp, "export-from");
+    const source = await MemoryStore.open(fromDir);
+    await source.add("dave", "My daughter Lily is 6 years old");
+    await source.add("dave", "My daughter Lily is 7 years old");
+    await source.add("erin", "I work night shifts as a nurse");
+    const expected = await source.list("dave");
+    await source.close();
+
+    const file = join(temp, "export.jsonl");
+    const [toStdout, toFile, oneUser] = await Promise.all([
+      runMoomem(["--dir", fromDir, "export"]),
+      runMoomem(["--dir", fromDir, "export", "-o", file]),
+      runMoomem(["--dir", fromDir, "export", "-u", "erin"]),
+    ]);
+    const lines = expectOk(toStdout).stdout.trimEnd().split("\n");
+    expect(lines).toHaveLength(4);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ moomem_export: 1, count: 3, user_id: null });
+    expect(expectOk(toFile).stdout).toBe(`exported 3 entries to ${file}\n`);
+    // The file holds what stdout got (only the header's export time may differ).
+    expect(readFileSync(file, "utf8").split("\n").slice(1)).toEqual(toStdout.stdout.split("\n").slice(1));
+    expect(expectOk(oneUser).stdout.trimEnd().split("\n").slice(1).map((l) => (JSON.parse(l) as { user_id: string }).user_id)).toEqual(["erin"]);
+
+    const toDir = join(temp, "export-to");
+    const imported = expectOk(await runMoomem(["--dir", toDir, "import", file]));
+    expect(imported.stdout).toBe(`imported 3 entries of 2 users from ${file} (1 line skipped: the export header, blank lines, or entries already in the store)\n`);
+    // The same export again, from stdin: everything is already there.
+    expect(jsonOf<ImportSummary>(await runMoomem(["--dir", toDir, "--json", "import", "-"], { input: toStdout.stdout }))).toEqual({ entries: 0, users: 0, skipped: 4 });
+
+    const rebuilt = await MemoryStore.open(toDir, { readOnly: true });
+    const strip = (entries: MemoryEntry[]): unknown[] => entries.map(({ seq: _seq, ...rest }) => rest);
+    expect(strip(await rebuilt.list("dave"))).toEqual(strip(expected));
+    expect((await rebuilt.list("dave")).map((e) => e.status)).toEqual(["superseded", "active"]);
+    expect((await rebuilt.stats()).users).toBe(2);
+    await rebuilt.close();
+  }, TEST_TIMEOUT_MS);
+
+  it("prints help for the tool and each command, and the version", async () => {
+    const [tool, add, version] = await Promise.all([runMoomem(["--help"]), runMoomem(["help", "add"]), runMoomem(["--version"])]);
+    for (const name of ["add", "recall", "list", "history", "forget", "restore", "stats", "export", "import", "reembed"]) {
+      expect(expectOk(tool).stdout).toMatch(new RegExp(`^  ${name} +\\S`, "m"));
+    }
+    expect(expectOk(add).stdout).toMatch(/^usage: moomem add -u <user> \[--meta key=value\]\.\.\. <text…>$/m);
+    expect(add.stdout).toContain("-u, --user <user>");
+    const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string };
+    expect(expectOk(version).stdout).toBe(`${pkg.version}\n`);
+  }, TEST_TIMEOUT_MS);
+});
+
+describe("moomem CLI: failures", () => {
+  it("usage errors and bad input exit 2 with one `moomem: <CODE>:` line", async () => {
+    const dir = dirArgs("usage");
+    const cases: Array<[string[], string, RegExp]> = [
+      [["frobnicate"], "INVALID_ARGUMENT", /unknown command "frobnicate"/],
+      [[...dir, "add", "I like tea"], "INVALID_ARGUMENT", /add needs -u <user>/],
+      [[...dir, "recall", "-u", "alice", "-k", "many", "tea"], "INVALID_ARGUMENT", /-k must be a whole number/],
+      [[...dir, "recall", "-u", "alice", "--colour", "tea"], "INVALID_ARGUMENT", /has no option --colour/],
+      [[...dir, "add", "-u", "bad/id", "hello"], "INVALID_USER_ID", /"\/"/],
+      [[...dir, "import", join(temp, "missing.jsonl")], "INVALID_ARGUMENT", /cannot read .*missing\.jsonl/],
+    ];
+    const results = await Promise.all(cases.map(([args]) => runMoomem(args)));
+    results.forEach((result, i) => {
+      const [args, code, message] = cases[i]!;
+      expect({ args, code: result.code }).toEqual({ args, code: 2 });
+      expect(result.stdout).toBe("");
+      const lines = result.stderr.trimEnd().split("\n");
+      expect(lines).toHaveLength(1);
+      expect(lines[0]!.startsWith(`moomem: ${code}: `)).toBe(true);
+      expect(lines[0]).toMatch(message);
+    });
+    // No command at all: the help, on stderr, and exit 2.
+    const bare = await runMoomem([]);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain("usage: moomem");
+  }, TEST_TIMEOUT_MS);
+
+  it("a damaged snapshot exits 1 with STORE_CORRUPTED and changes nothing", async () => {
+    const dir = join(temp, "corrupt");
+    const mem = await MemoryStore.open(dir);
+    await mem.add("alice", "I live in Beijing");
+    await mem.add("alice", "I play the cello");
+    await mem.close();
+    const folder = join(dir, "moomem");
+    const slot = join(folder, `slot${readFileSync(join(folder, "head"), "utf8").trim()}.jsonl`);
+    writeFileSync(slot, readFileSync(slot, "utf8").replace("Beijing", "Beijinx"));
+    const before = readdirSync(folder).map((f) => [f, readFileSync(join(folder, f), "utf8")]);
+
+    const [read, write] = await Promise.all([
+      runMoomem(["--dir", dir, "list", "-u", "alice"]),
+      runMoomem(["--dir", dir, "add", "-u", "alice", "I moved to Shenzhen"]),
+    ]);
+    for (const result of [read, write]) {
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe("");
+      expect(result.stderr).toMatch(/^moomem: STORE_CORRUPTED: .*slot[01]\.jsonl line \d+/);
+    }
+    expect(readdirSync(folder).map((f) => [f, readFileSync(join(folder, f), "utf8")])).toEqual(before);
+  }, TEST_TIMEOUT_MS);
+
+  it("import of a file with one bad line reports its number and imports nothing", async () => {
+    const dir = join(temp, "bad-import");
+    const mem = await MemoryStore.open(dir);
+    await mem.add("alice", "I live in Beijing");
+    const lines: string[] = [];
+    for await (const line of mem.export()) lines.push(line);
+    await mem.close();
+    // A good export of three entries from another store, with line 3 broken.
+    const other = await MemoryStore.open(":memory:");
+    for (const text of ["one fact", "two facts", "three facts"]) await other.add("bob", text);
+    const good: string[] = [];
+    for await (const line of other.export()) good.push(line);
+    await other.close();
+    good[2] = '{"id": "000000000002-dead", "user_id": "bob", "content": "two fa\n';
+    const file = join(temp, "bad.jsonl");
+    writeFileSync(file, good.join(""));
+
+    const result = await runMoomem(["--dir", dir, "import", file]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toMatch(/^moomem: INVALID_ARGUMENT: import: line 3 is not valid JSON.*nothing was imported\n$/);
+
+    const reopened = await MemoryStore.open(dir, { readOnly: true });
+    expect((await reopened.stats()).total).toBe(1);
+    expect(await reopened.list("bob")).toEqual([]);
+    expect((await reopened.list("alice")).map((e) => e.content)).toEqual(["I live in Beijing"]);
+    await reopened.close();
+  }, TEST_TIMEOUT_MS);
+});

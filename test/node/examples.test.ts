@@ -1,0 +1,122 @@
+// Every example in examples/ runs with one command (tsx, importing "moomem" from the built package) and prints what it promises.
+
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { describe, it, expect, beforeAll, afterAll } from "vitest";
+import { ROOT, ensureBuilt } from "./helpers/built-package.ts";
+import { makeTempDir, removeDir } from "./helpers/store-files.ts";
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `npx tsx examples/<name>.ts <args…>` from the repository root, as the README says. */
+function runExample(name: string, args: string[] = []): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(join(ROOT, "node_modules", ".bin", "tsx"), [join("examples", `${name}.ts`), ...args], {
+      cwd: ROOT,
+      env: { ...process.env, NO_COLOR: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+function ok(run: Run): string {
+  if (run.code !== 0 || run.stderr !== "") throw new Error(`example exited ${run.code}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`);
+  return run.stdout;
+}
+
+const EXAMPLES = ["default-reopen", "host-inject-supersede", "isolation-forget-import", "agent-loop"] as const;
+const runs = new Map<string, Run>();
+let temp = "";
+let demoFirst: Run;
+let demoSecond: Run;
+
+beforeAll(async () => {
+  await ensureBuilt();
+  temp = makeTempDir("examples");
+  const demoDir = join(temp, "demo-memory");
+  // The examples are independent, so they run side by side; the demo's second run needs its first.
+  const [results] = await Promise.all([
+    Promise.all(EXAMPLES.map(async (name) => [name, await runExample(name)] as const)),
+    (async () => {
+      demoFirst = await runExample("demo", [demoDir]);
+      demoSecond = await runExample("demo", [demoDir]);
+    })(),
+  ]);
+  for (const [name, run] of results) runs.set(name, run);
+}, 180_000);
+
+afterAll(() => {
+  removeDir(temp);
+});
+
+describe("examples", () => {
+  it("default-reopen: the same recall answer after close and reopen, and its temp folder is gone", () => {
+    const out = ok(runs.get("default-reopen")!);
+    const lines = out.split("\n");
+    expect(lines[0]).toBe('recall "Can I eat peanuts?" (first process):');
+    expect(lines[1]).toMatch(/^ {2}0\.\d{4} {2}I'm allergic to peanuts$/);
+    expect(lines[3]).toBe("recall after close and reopen:");
+    expect(lines[4]).toBe(lines[1]);
+    expect(out).toContain("same answer after reopening: yes\n");
+    const folder = /bytes in (\S+)\/moomem\n/.exec(out)?.[1];
+    expect(folder).toBeDefined();
+    expect(existsSync(folder!)).toBe(false);
+  });
+
+  it("host-inject-supersede: small talk stores nothing, keyed facts are stored, the new city supersedes the old", () => {
+    const out = ok(runs.get("host-inject-supersede")!);
+    expect(out).toContain('said: "Hi there, how are you today?"\n  (no facts: nothing stored)\n');
+    expect(out).toContain("  inserted [home_city] Lives in Beijing\n  inserted [allergy] Allergic to shellfish\n  inserted [job] Works as a nurse\n");
+    expect(out).toMatch(/ {2}inserted \[home_city\] Lives in Shenzhen, supersedes \S+\n/);
+    expect(out).toContain('recall "Which city does the user live in?" -> Lives in Shenzhen\n');
+    expect(out).toContain('history of the home_city slot:\n  superseded Lives in Beijing\n  active     Lives in Shenzhen (new value for key "home_city")\n');
+  });
+
+  it("isolation-forget-import: no other user's memory in a recall, forget removes one, import copies the store", () => {
+    const out = ok(runs.get("isolation-forget-import")!);
+    expect(out).toContain("memories of other users in bob's results: 0\n");
+    expect(out).toContain("alice asks about her PIN hint -> My bank PIN hint is the name of my first cat, Miso\n");
+    expect(out).toContain("forgot 1 entry; alice asks again -> (nothing)\n");
+    expect(out).toContain("imported 3 entries of 2 users into a second store\n  alice: same entries in both stores: yes\n  bob: same entries in both stores: yes\n");
+    expect(out).toContain("second store: 2 active, 1 deleted, 2 users\n");
+  });
+
+  it("agent-loop: after a restart the agent recalls the allergy and the city before answering", () => {
+    const out = ok(runs.get("agent-loop")!);
+    const tuesday = out.slice(out.indexOf("--- Tuesday (agent restarted) ---"));
+    expect(out.indexOf("--- Tuesday")).toBeGreaterThan(0);
+    expect(tuesday).toMatch(/- just now: Hi! Just so you know, I'm allergic to peanuts\./);
+    expect(tuesday).toContain("assistant: Skip the peanuts: you told me you're allergic.");
+    expect(tuesday).toContain("assistant: Yes: it's the rainy season in Shenzhen, take one.");
+    // On Monday nothing was known yet.
+    expect(out.slice(0, out.indexOf("--- Tuesday"))).toContain("(no memories recalled)");
+  });
+
+  it("demo: stores scenario A in English and Chinese, and a second run recalls it from disk", () => {
+    const first = ok(demoFirst);
+    expect(first).toContain('  add "I\'m allergic to peanuts" -> stored as ');
+    expect(first).toContain('  add "我对花生过敏" -> stored as ');
+    expect(first).toMatch(/recall "Can I eat peanuts\? Thinking of a peanut snack":\n {4}1\. I'm allergic to peanuts {3}\(score/);
+    expect(first).toMatch(/recall "花生酱三明治可以吗？":\n {4}1\. 我对花生过敏 {3}\(score/);
+    expect(first).toContain("Run it again (npm run demo)");
+
+    const second = ok(demoSecond);
+    expect(second).toContain("This folder already holds 6 memories of 2 users from an earlier run.\nRecall before adding anything (answered from disk):\n");
+    const fromDisk = second.slice(0, second.indexOf("[English]"));
+    expect(fromDisk).toMatch(/1\. I'm allergic to peanuts/);
+    expect(fromDisk).toMatch(/1\. 我对花生过敏/);
+    expect(second).toContain('  add "I\'m allergic to peanuts" -> already known (');
+    expect(second).toContain("The memories survived the restart");
+  });
+});

@@ -1,0 +1,74 @@
+// Makes sure dist/ is built from the current sources before a test runs the package the way users do (bin, "moomem" imports).
+
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The repository root. */
+export const ROOT: string = fileURLToPath(new URL("../../../", import.meta.url));
+/** The built bin, as `npx moomem` runs it. */
+export const CLI_MAIN: string = join(ROOT, "dist", "cli", "main.js");
+
+const LOCK_STALE_MS = 180_000;
+
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestSource(path));
+    else if (entry.name.endsWith(".ts")) newest = Math.max(newest, statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+function isStale(): boolean {
+  return !existsSync(CLI_MAIN) || statSync(CLI_MAIN).mtimeMs < newestSource(join(ROOT, "src"));
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function runTsc(): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) => {
+    execFile(join(ROOT, "node_modules", ".bin", "tsc"), ["-p", join(ROOT, "tsconfig.json")], { cwd: ROOT, timeout: 120_000 }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1;
+      resolve({ code, output: `${stdout}${stderr}` });
+    });
+  });
+}
+
+/**
+ * Rebuilds dist/ with tsc when a source file is newer than the built bin
+ * (`npm test` builds first, so this is normally a no-op). Test files run in
+ * parallel, so one build at a time, under a lock folder in the temp dir.
+ */
+export async function ensureBuilt(): Promise<void> {
+  if (!isStale()) return;
+  const lock = join(tmpdir(), `moomem-build-${createHash("sha256").update(ROOT).digest("hex").slice(0, 12)}.lock`);
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (error) {
+      if ((error as { code?: string }).code !== "EEXIST") throw error;
+      // A builder that died leaves its lock behind; a build never takes this long.
+      if (Date.now() - statSync(lock).mtimeMs > LOCK_STALE_MS) rmSync(lock, { recursive: true, force: true });
+      else await sleep(100);
+    }
+  }
+  try {
+    if (!isStale()) return;
+    const started = Date.now();
+    const { code, output } = await runTsc();
+    // tsc still emits when another engineer's file has a type error; the type check is its own step of npm test.
+    if (code !== 0 && (!existsSync(CLI_MAIN) || statSync(CLI_MAIN).mtimeMs < started)) {
+      throw new Error(`building dist/ failed (tsc exit ${code}):\n${output}`);
+    }
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
