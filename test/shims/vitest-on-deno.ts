@@ -71,15 +71,39 @@ export const describe: typeof runSuite & {
     condition ? runSuite : (name: string, fn: () => void) => void nodeTest.describe(name, { skip: true }, fn),
 });
 
-export function beforeAll(fn: TestFn): void {
-  nodeTest.before(wrap(fn));
+/** vitest hooks take an optional timeout (ms) as second argument. */
+function hookOptions(timeout: number | undefined): { timeout?: number } {
+  return timeout === undefined ? {} : { timeout };
 }
-export function afterAll(fn: TestFn): void {
-  nodeTest.after(wrap(fn));
+
+/** Runs a setup hook; a function it returns is vitest's teardown, run by the matching after-hook. */
+function withTeardown(fn: TestFn): { setup: () => Promise<void>; teardown: () => Promise<void> } {
+  let teardown: unknown = undefined;
+  return {
+    setup: async () => {
+      teardown = await fn();
+    },
+    teardown: async () => {
+      const run = teardown;
+      teardown = undefined;
+      if (typeof run === "function") await (run as () => unknown)();
+    },
+  };
 }
-export function beforeEach(fn: TestFn): void {
-  nodeTest.beforeEach(wrap(fn));
+
+export function beforeAll(fn: TestFn, timeout?: number): void {
+  const hook = withTeardown(fn);
+  nodeTest.before(hook.setup, hookOptions(timeout));
+  nodeTest.after(hook.teardown, hookOptions(timeout));
 }
-export function afterEach(fn: TestFn): void {
-  nodeTest.afterEach(wrap(fn));
+export function afterAll(fn: TestFn, timeout?: number): void {
+  nodeTest.after(wrap(fn), hookOptions(timeout));
+}
+export function beforeEach(fn: TestFn, timeout?: number): void {
+  const hook = withTeardown(fn);
+  nodeTest.beforeEach(hook.setup, hookOptions(timeout));
+  nodeTest.afterEach(hook.teardown, hookOptions(timeout));
+}
+export function afterEach(fn: TestFn, timeout?: number): void {
+  nodeTest.afterEach(wrap(fn), hookOptions(timeout));
 }
