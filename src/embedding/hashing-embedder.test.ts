@@ -4,6 +4,7 @@ import { describe, it, expect } from "vitest";
 import fc from "fast-check";
 import { HashingEmbedder, hashString } from "./hashing-embedder.ts";
 import { checkVector, cosine, dot, normalize } from "./vector-math.ts";
+import { forEachToken } from "../text/tokenizer.ts";
 import { MoomemError } from "../errors.ts";
 
 function norm(v: Float32Array): number {
@@ -107,6 +108,57 @@ describe("HashingEmbedder: vectors", () => {
         expect(n).toBeCloseTo(1, 5);
         expect(cosine(v, small.embedOne(text))).toBeCloseTo(1, 5);
       }),
+    );
+  });
+});
+
+/** The embedder's definition written plainly (string features in Maps), to hold the fast code to. */
+function referenceEmbedding(text: string, dim: number): Float32Array {
+  const tokens = new Map<string, number>();
+  const subwords = new Map<string, number>();
+  const inc = (counts: Map<string, number>, feature: string): void => {
+    counts.set(feature, (counts.get(feature) ?? 0) + 1);
+  };
+  forEachToken(text, (token, kind) => {
+    if (kind === "cjk-word") return;
+    if (kind === "cjk-char") return inc(subwords, token);
+    inc(tokens, token);
+    const chars = Array.from(token);
+    if (kind !== "word" || chars.length < 4 || !/\p{L}/u.test(token)) return;
+    const padded = ["<", ...chars, ">"];
+    for (let i = 0; i + 3 <= padded.length; i++) inc(subwords, padded.slice(i, i + 3).join(""));
+  });
+  const sums = new Float64Array(dim);
+  const add = (counts: Map<string, number>, seed: number, weight: number): void => {
+    for (const [feature, tf] of counts) {
+      const hash = hashString(feature, seed);
+      const value = weight * Math.sqrt(tf);
+      sums[hash % dim] = (sums[hash % dim] as number) + (hash >= 2 ** 31 ? -value : value);
+    }
+  };
+  add(tokens, 0x746f6b31, 1);
+  add(subwords, 0x73756231, 2);
+  let squares = 0;
+  for (const x of sums) squares += x * x;
+  const out = new Float32Array(dim);
+  if (squares > 0) for (let i = 0; i < dim; i++) out[i] = (sums[i] as number) / Math.sqrt(squares);
+  return out;
+}
+
+describe("HashingEmbedder: definition", () => {
+  it("equals the plain reference for any text, short or long (hundreds of distinct features)", () => {
+    // Few letters: features repeat (tf > 1) while their number still passes the table's first sizes.
+    const word = fc.oneof(
+      fc.stringMatching(/^[a-f]{1,7}$/),
+      fc.constantFrom("我对花生过敏", "カタカナ", "𠀀𠀁", "café", "3.14", "don't", "naïve", "😀", "Ωmega"),
+    );
+    const embedder = new HashingEmbedder({ dim: 64 });
+    fc.assert(
+      fc.property(fc.array(word, { maxLength: 400, size: "max" }), (words) => {
+        const text = words.join(" ");
+        expect(Array.from(embedder.embedOne(text))).toEqual(Array.from(referenceEmbedding(text, 64)));
+      }),
+      { numRuns: 25 },
     );
   });
 });

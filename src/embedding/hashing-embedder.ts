@@ -52,6 +52,8 @@ const SUBWORD_SEED = 0x73756231;
 export class HashingEmbedder implements Embedder {
   readonly dim: number;
   readonly id: string;
+  readonly #tokens = new FeatureCounts();
+  readonly #subwords = new FeatureCounts();
 
   constructor(options?: HashingEmbedderOptions) {
     const dim = options?.dim ?? DEFAULT_DIM;
@@ -83,25 +85,23 @@ export class HashingEmbedder implements Embedder {
     if (typeof text !== "string") {
       throw new MoomemError("INVALID_ARGUMENT", `HashingEmbedder.embedOne: text must be a string, got ${typeof text}.`);
     }
-    const tokens = new Map<string, number>();
-    const subwords = new Map<string, number>();
+    // Features are counted by their 32-bit hash (equal strings, equal hash) in a reusable typed-array
+    // table: no substring is built for the many 3-grams and no Map entry allocated, which keeps
+    // embedding close to the cost of tokenizing.
+    const tokens = this.#tokens.clear();
+    const subwords = this.#subwords.clear();
     forEachToken(text, (token, kind) => {
       if (kind === "cjk-word") return;
       if (kind === "cjk-char") {
-        count(subwords, token);
+        subwords.add(hashString(token, SUBWORD_SEED));
         return;
       }
-      count(tokens, token);
-      if (kind !== "word") return;
-      const chars = Array.from(token);
-      if (chars.length < MIN_GRAM_WORD_CHARS || !HAS_LETTER.test(token)) return;
-      chars.unshift("<");
-      chars.push(">");
-      for (let i = 0; i + 3 <= chars.length; i++) count(subwords, (chars[i] as string) + (chars[i + 1] as string) + (chars[i + 2] as string));
+      tokens.add(hashString(token, TOKEN_SEED));
+      if (kind === "word") countTrigrams(subwords, token);
     });
     const sums = new Float64Array(this.dim);
-    addFeatures(sums, tokens, TOKEN_SEED, 1);
-    addFeatures(sums, subwords, SUBWORD_SEED, SUBWORD_WEIGHT);
+    tokens.addTo(sums, 1);
+    subwords.addTo(sums, SUBWORD_WEIGHT);
     let squares = 0;
     for (let i = 0; i < sums.length; i++) squares += (sums[i] as number) * (sums[i] as number);
     const vector = new Float32Array(this.dim);
@@ -112,18 +112,92 @@ export class HashingEmbedder implements Embedder {
   }
 }
 
-function count(counts: Map<string, number>, feature: string): void {
-  counts.set(feature, (counts.get(feature) ?? 0) + 1);
+/**
+ * Term frequencies keyed by feature hash: an open-addressing table in typed arrays, cleared (not
+ * reallocated) between texts, that remembers first-seen order so the bucket sums are always added up
+ * in the same order.
+ */
+class FeatureCounts {
+  #keys = new Uint32Array(256);
+  #counts = new Uint32Array(256);
+  #order = new Int32Array(128);
+  #size = 0;
+
+  clear(): this {
+    for (let i = 0; i < this.#size; i++) this.#counts[this.#order[i] as number] = 0;
+    this.#size = 0;
+    return this;
+  }
+
+  add(hash: number): void {
+    let slot = this.#slotOf(hash);
+    const c = this.#counts[slot] as number;
+    if (c !== 0) {
+      this.#counts[slot] = c + 1;
+      return;
+    }
+    if (this.#size === this.#order.length) {
+      this.#grow();
+      slot = this.#slotOf(hash);
+    }
+    this.#keys[slot] = hash;
+    this.#counts[slot] = 1;
+    this.#order[this.#size++] = slot;
+  }
+
+  /** The slot holding `hash`, or the empty slot where it would go (the table is at most half full). */
+  #slotOf(hash: number): number {
+    const mask = this.#keys.length - 1;
+    let slot = hash & mask;
+    while (this.#counts[slot] !== 0 && this.#keys[slot] !== hash) slot = (slot + 1) & mask;
+    return slot;
+  }
+
+  /** Adds ±weight·√tf of every feature to its bucket, in first-seen order. */
+  addTo(sums: Float64Array, weight: number): void {
+    const dim = sums.length;
+    for (let i = 0; i < this.#size; i++) {
+      const slot = this.#order[i] as number;
+      const hash = this.#keys[slot] as number;
+      const bucket = hash % dim;
+      const value = weight * Math.sqrt(this.#counts[slot] as number);
+      sums[bucket] = (sums[bucket] as number) + (hash & 0x80000000 ? -value : value);
+    }
+  }
+
+  #grow(): void {
+    const keys = this.#keys;
+    const counts = this.#counts;
+    const order = this.#order;
+    this.#keys = new Uint32Array(keys.length * 2);
+    this.#counts = new Uint32Array(keys.length * 2);
+    this.#order = new Int32Array(keys.length);
+    for (let i = 0; i < this.#size; i++) {
+      const old = order[i] as number;
+      const slot = this.#slotOf(keys[old] as number);
+      this.#keys[slot] = keys[old] as number;
+      this.#counts[slot] = counts[old] as number;
+      this.#order[i] = slot;
+    }
+  }
 }
 
-function addFeatures(sums: Float64Array, counts: Map<string, number>, seed: number, weight: number): void {
-  const dim = sums.length;
-  for (const [feature, tf] of counts) {
-    const hash = hashString(feature, seed);
-    const bucket = hash % dim;
-    const value = weight * Math.sqrt(tf);
-    sums[bucket] = (sums[bucket] as number) + (hash & 0x80000000 ? -value : value);
+const SURROGATE = /[\ud800-\udfff]/;
+
+/** Counts the 3-grams of `<word>` when the word has ≥ 4 characters and a letter. */
+function countTrigrams(subwords: FeatureCounts, word: string): void {
+  if (word.length < MIN_GRAM_WORD_CHARS || !HAS_LETTER.test(word)) return;
+  if (SURROGATE.test(word)) {
+    // Characters outside the BMP: grams of code points, not of UTF-16 units.
+    const chars = Array.from(`<${word}>`);
+    if (chars.length - 2 < MIN_GRAM_WORD_CHARS) return;
+    for (let i = 0; i + 3 <= chars.length; i++) {
+      subwords.add(hashString((chars[i] as string) + (chars[i + 1] as string) + (chars[i + 2] as string), SUBWORD_SEED));
+    }
+    return;
   }
+  const padded = `<${word}>`;
+  for (let i = 0; i + 3 <= padded.length; i++) subwords.add(hashRange(padded, i, i + 3, SUBWORD_SEED));
 }
 
 /**
@@ -131,8 +205,13 @@ function addFeatures(sums: Float64Array, counts: Map<string, number>, seed: numb
  * that the low bits (the bucket) and the top bit (the sign) are both well mixed. Unsigned result.
  */
 export function hashString(text: string, seed: number): number {
+  return hashRange(text, 0, text.length, seed);
+}
+
+/** {@link hashString} of `text.slice(start, end)`, without building the slice. */
+function hashRange(text: string, start: number, end: number, seed: number): number {
   let h = (0x811c9dc5 ^ seed) >>> 0;
-  for (let i = 0; i < text.length; i++) {
+  for (let i = start; i < end; i++) {
     h ^= text.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
   }

@@ -111,7 +111,7 @@ export function asciiWords(canonical: string, visit: (word: string, index: numbe
 }
 
 const ASCII_WORD = /[a-z0-9]+(?:(?:(?<=[a-z])'(?=[a-z])|(?<=[0-9])[.,;'](?=[0-9]))[a-z0-9]+)*/g;
-const ASCII_ONLY = /^[\x00-\x7f]*$/;
+const NON_ASCII = /[^\p{ASCII}]/u;
 
 /**
  * The one folding kept: the English possessive `'s` is dropped ("caroline's" → "caroline"), so a name
@@ -137,7 +137,7 @@ function foldWord(word: string): string {
 export function forEachToken(text: string, visit: (token: string, kind: TokenKind) => void): void {
   const canonical = canonicalText(text);
   if (canonical.length === 0) return;
-  if (ASCII_ONLY.test(canonical)) {
+  if (!NON_ASCII.test(canonical)) {
     asciiWords(canonical, (word) => visit(foldWord(word), "word"));
     return;
   }
