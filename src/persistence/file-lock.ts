@@ -49,30 +49,43 @@ export function parseLockInfo(bytes: Uint8Array): LockInfo | null {
   return { pid, start, since, token };
 }
 
+/** State letter and start time (clock ticks since boot) of a process, from /proc/<pid>/stat; null without /proc. */
+async function readProcStat(fs: FileSystem, pid: number): Promise<{ state: string; startTime: string } | null> {
+  let stat: Uint8Array | null;
+  try {
+    stat = await fs.readFile(`/proc/${pid}/stat`);
+  } catch (error) {
+    // No /proc (macOS, Windows, hidepid): fall back to pid-only liveness.
+    if (errorCode(error) !== undefined) return null;
+    throw error;
+  }
+  const text = stat === null ? null : decodeUtf8(stat);
+  if (text === null) return null;
+  // The command name (field 2) is in parentheses and may hold spaces or ')'.
+  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+  const state = fields[0];
+  const startTime = fields[19];
+  if (state === undefined || startTime === undefined || !/^\d+$/.test(startTime)) return null;
+  return { state, startTime };
+}
+
 /**
  * The start identity of a process on Linux: boot id plus field 22 of
  * /proc/<pid>/stat (start time since boot). Null elsewhere or when unreadable;
  * the lock then relies on the pid alone.
  */
 export async function processStartToken(fs: FileSystem, pid: number): Promise<string | null> {
-  let stat: Uint8Array | null;
+  const stat = await readProcStat(fs, pid);
+  if (stat === null) return null;
   let boot: Uint8Array | null;
   try {
-    stat = await fs.readFile(`/proc/${pid}/stat`);
     boot = await fs.readFile("/proc/sys/kernel/random/boot_id");
   } catch (error) {
-    // No /proc (macOS, Windows, hidepid): fall back to pid-only liveness.
     if (errorCode(error) !== undefined) return null;
     throw error;
   }
-  if (stat === null || boot === null) return null;
-  const text = decodeUtf8(stat);
-  if (text === null) return null;
-  // The command name (field 2) is in parentheses and may hold spaces or ')'.
-  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
-  const startTime = fields[19];
-  if (startTime === undefined || !/^\d+$/.test(startTime)) return null;
-  return `${(decodeUtf8(boot) ?? "").trim()}:${startTime}`;
+  if (boot === null) return null;
+  return `${(decodeUtf8(boot) ?? "").trim()}:${stat.startTime}`;
 }
 
 /**
@@ -170,6 +183,9 @@ async function isLive(fs: FileSystem, holder: LockInfo, ownStart: string | null)
     return false;
   }
   if (!fs.processAlive(holder.pid)) return false;
+  // A killed holder whose parent has not reaped it yet still answers signal 0, as a zombie.
+  const stat = await readProcStat(fs, holder.pid);
+  if (stat !== null && (stat.state === "Z" || stat.state === "X")) return false;
   if (holder.start !== null && ownStart !== null) {
     const current = await processStartToken(fs, holder.pid);
     if (current !== null && current !== holder.start) return false;

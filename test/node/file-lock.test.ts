@@ -167,6 +167,38 @@ describe("writer lock across processes", () => {
     }
   }, 30_000);
 
+  // Linux only: needs /proc to see that the dead holder is a zombie.
+  if (process.platform === "linux") it("does not mistake a killed holder that nobody reaped (a zombie) for a live one", async () => {
+    const dir = freshDir();
+    // The holder's parent is `sleep`, which never reaps it: after SIGKILL it stays a zombie that still answers signal 0.
+    const script = `${JSON.stringify(process.execPath)} --import tsx ${JSON.stringify(HOLDER)} ${JSON.stringify(dir)} & exec sleep 60`;
+    const shell = spawn("sh", ["-c", script], { stdio: ["ignore", "pipe", "pipe"], cwd: fileURLToPath(new URL("../../", import.meta.url)) });
+    try {
+      const pid = await new Promise<number>((resolve, reject) => {
+        let out = "";
+        shell.stdout!.on("data", (chunk: Buffer) => {
+          out += chunk.toString();
+          const m = /ready (\d+)\n/.exec(out);
+          if (m !== null) resolve(Number(m[1]));
+        });
+        shell.once("exit", () => reject(new Error("the holder's shell exited early")));
+      });
+      process.kill(pid, "SIGKILL");
+      let stat = "";
+      for (let i = 0; i < 100 && !stat.includes(") Z "); i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        stat = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, "utf8") : "(reaped)";
+      }
+      expect(stat, "the killed holder should be an unreaped zombie").toContain(") Z ");
+      expect(lockOf(dir)?.pid).toBe(pid);
+      const next = new FileBackend(dir);
+      expect((await next.load()).entries.map((e) => e.id)).toEqual(["held"]);
+      await next.close();
+    } finally {
+      shell.kill("SIGKILL");
+    }
+  }, 30_000);
+
   it("is released by a holder that closes", async () => {
     const dir = freshDir();
     const holder = await startHolder(dir);

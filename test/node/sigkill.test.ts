@@ -1,0 +1,173 @@
+// SIGKILL loop: a child writes under load through MemoryStore + FileBackend and is killed at random moments, ≥ 100 times.
+//
+// After every kill the next child (and finally this process) reopens the store: every acknowledged add
+// must be there, nothing present before may vanish, and nothing but the adds issued meanwhile may appear.
+
+import { spawn, execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, it, expect, beforeAll, afterAll } from "vitest";
+import { MemoryStore } from "../../src/store/memory-store.ts";
+import { FileBackend } from "../../src/persistence/file-backend.ts";
+import { SIGKILL_USERS, opNumberOf, opText } from "./fixtures/sigkill-ops.ts";
+import { makeTempDir, removeDir } from "./helpers/store-files.ts";
+
+const KILLS = Number(process.env["MOOMEM_SIGKILL_KILLS"] ?? 100);
+const SEED = Number(process.env["MOOMEM_SIGKILL_SEED"] ?? Date.now() % 1_000_000);
+
+const WRITER = fileURLToPath(new URL("./fixtures/sigkill-writer.ts", import.meta.url));
+const ESBUILD = fileURLToPath(new URL("../../node_modules/.bin/esbuild", import.meta.url));
+const TSX = fileURLToPath(new URL("../../node_modules/.bin/tsx", import.meta.url));
+
+let root: string;
+let command: string[];
+
+beforeAll(() => {
+  root = makeTempDir("sigkill");
+  // Bundled once, a child starts in ~0.1 s instead of ~1.5 s through tsx: a hundred kills stay affordable.
+  if (existsSync(ESBUILD)) {
+    const bundle = join(root, "sigkill-writer.mjs");
+    execFileSync(ESBUILD, [WRITER, "--bundle", "--platform=node", "--format=esm", "--target=node20", `--outfile=${bundle}`, "--log-level=warning"]);
+    const g = globalThis as { Deno?: unknown };
+    command = g.Deno !== undefined ? [process.execPath, "run", "-A", bundle] : [process.execPath, bundle];
+  } else {
+    command = [TSX, WRITER];
+  }
+});
+afterAll(() => {
+  removeDir(root);
+});
+
+/** Small seeded PRNG, so a failing run can be replayed with MOOMEM_SIGKILL_SEED. */
+function prng(seed: number): () => number {
+  let x = seed >>> 0 || 1;
+  return () => {
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    return x / 2 ** 32;
+  };
+}
+
+interface ChildRun {
+  lines: string[];
+  early: boolean;
+}
+
+/** Runs one writer and SIGKILLs it: usually a random moment after it reopened, sometimes while it is still opening. */
+function runChild(dir: string, first: number, random: () => number): Promise<ChildRun> {
+  const [cmd, ...args] = command;
+  const child = spawn(cmd!, [...args, dir, String(first)], { stdio: ["ignore", "pipe", "pipe"] });
+  const early = random() < 0.15;
+  const delay = Math.floor(random() * 250);
+  const lines: string[] = [];
+  let buffered = "";
+  let stderr = "";
+  let killTimer: ReturnType<typeof setTimeout> | null = null;
+  const kill = (): void => {
+    killTimer = null;
+    child.kill("SIGKILL");
+  };
+  if (early) killTimer = setTimeout(kill, delay);
+  child.stdout!.on("data", (chunk: Buffer) => {
+    buffered += chunk.toString();
+    const parts = buffered.split("\n");
+    buffered = parts.pop()!;
+    for (const line of parts) {
+      lines.push(line);
+      if (!early && line.startsWith("state ") && killTimer === null) killTimer = setTimeout(kill, delay);
+    }
+  });
+  child.stderr!.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  return new Promise((resolve, reject) => {
+    child.once("exit", (code, signal) => {
+      if (killTimer !== null) clearTimeout(killTimer);
+      if (buffered.length > 0) lines.push(buffered);
+      if (signal !== "SIGKILL") reject(new Error(`writer exited by itself (code ${String(code)}): ${stderr}`));
+      else resolve({ lines, early });
+    });
+  });
+}
+
+interface Tracker {
+  /** Ops present at the last check. */
+  known: Set<number>;
+  /** Ops issued since the last check. */
+  issued: Set<number>;
+  /** Ops acknowledged since the last check. */
+  acked: Set<number>;
+  nextOp: number;
+}
+
+/** Compares what a reopened store holds with what was acknowledged and issued. */
+function check(t: Tracker, present: readonly number[], label: string): void {
+  const now = new Set(present);
+  expect(now.size, `${label}: an op is stored twice`).toBe(present.length);
+  for (const n of t.known) expect(now.has(n), `${label}: op ${n} was present before and vanished`).toBe(true);
+  for (const n of t.acked) expect(now.has(n), `${label}: acknowledged op ${n} is missing`).toBe(true);
+  for (const n of now) expect(t.known.has(n) || t.issued.has(n), `${label}: op ${n} appeared though it was not issued`).toBe(true);
+  t.known = now;
+  t.issued = new Set();
+  t.acked = new Set();
+}
+
+describe("SIGKILL under load", () => {
+  it(`loses nothing acknowledged over ${KILLS} kills (seed ${SEED})`, async () => {
+    const dir = join(root, "store");
+    const random = prng(SEED);
+    const t: Tracker = { known: new Set(), issued: new Set(), acked: new Set(), nextOp: 0 };
+    let checks = 0;
+    let unackedKept = 0;
+    let recovered = 0;
+    let early = 0;
+    for (let kill = 1; kill <= KILLS; kill++) {
+      const label = `kill ${kill} (seed ${SEED})`;
+      const run = await runChild(dir, t.nextOp, random);
+      if (run.early) early++;
+      for (const line of run.lines) {
+        const [kind, rest] = [line.slice(0, line.indexOf(" ")), line.slice(line.indexOf(" ") + 1)];
+        if (kind === "state") {
+          const state = JSON.parse(rest) as { present: number[]; bad: number; total: number; truncatedRecovered: number };
+          expect(state.bad, `${label}: entries with damaged content`).toBe(0);
+          expect(state.total, `${label}: entries that are no op`).toBe(state.present.length);
+          unackedKept += [...state.present].filter((n) => t.issued.has(n) && !t.acked.has(n)).length;
+          recovered += state.truncatedRecovered;
+          check(t, state.present, label);
+          checks++;
+        } else if (kind === "issue") {
+          const n = Number(rest);
+          t.issued.add(n);
+          t.nextOp = Math.max(t.nextOp, n + 1);
+        } else if (kind === "ack") {
+          t.acked.add(Number(rest));
+        } else {
+          throw new Error(`${label}: unexpected output ${line}`);
+        }
+      }
+    }
+
+    // Last, this process reopens the store itself.
+    const mem = await MemoryStore.open(dir, { backend: new FileBackend(dir) });
+    const present: number[] = [];
+    for (const user of SIGKILL_USERS) {
+      for (const entry of await mem.list(user)) {
+        const n = opNumberOf(entry.content);
+        expect(n).not.toBeNull();
+        expect(entry.content).toBe(opText(n!));
+        present.push(n!);
+      }
+    }
+    check(t, present, "final reopen");
+    await mem.close();
+
+    expect(checks).toBeGreaterThan(KILLS * 0.6);
+    expect(present.length).toBeGreaterThan(KILLS);
+    // Shown in the test output for the curious: how often a kill hit a written-but-unacknowledged group or a torn tail.
+    console.log(`sigkill: ${KILLS} kills (${early} while opening), ${present.length} ops kept, ${unackedKept} kept unacknowledged, ${recovered} torn tails cut`);
+  }, 180_000);
+});
