@@ -12,10 +12,14 @@ export PATH="$PWD/node_modules/.bin:$PATH"
 # Colour codes make CI logs hard to read; locally the runners decide by TTY.
 if [[ "${CI:-}" == true ]]; then export NO_COLOR=1; fi
 
-# Node-only suites (test/node/) that cannot run on Bun or Deno, with the reason. Everything else under
-# test/node/ runs on all three server runtimes, so file persistence is checked where users run it.
+# Suites under test/node/ not repeated on Bun and Deno, with the reason. Everything else under test/node/
+# runs on all three server runtimes, so file persistence is checked where users run it. (All of test/node/
+# passed on Bun 1.4.5 and Deno 2.9.6 when this list was made; these only add time there.)
 # Paths are relative to the repository root.
 NODE_ONLY_TESTS=(
+  test/node/cli.test.ts          # spawns `node dist/cli/main.js` whatever runs the test: Bun/Deno would re-test Node
+  test/node/examples.test.ts     # spawns tsx (Node) for every example: same
+  test/node/openai/demo.test.ts  # spawns tsx (Node) for the demo: same
 )
 
 declare -a names=() times=() results=()
