@@ -77,6 +77,9 @@ deno_shared=(deno test --quiet --no-lock --allow-env --allow-read --config deno.
   --preload test/shims/idb-preload.ts "${shared_tests[@]}")
 # -A: these suites write files and spawn processes (the file lock also reads /proc, which Deno gates behind -A).
 deno_node=(deno test --quiet --no-lock -A --config deno.test.json --preload test/shims/idb-preload.ts "${node_dir_tests[@]}")
+# The same shared list as Deno and vitest (plain `bun test` finds the same files through bunfig.toml).
+bun_shared=(bun test)
+for f in "${shared_tests[@]}"; do bun_shared+=("./$f"); done
 # bunfig.toml ignores test/node/; a path-ignore flag on the command line replaces that list.
 bun_node=(bun test --path-ignore-patterns='dist/**' --path-ignore-patterns='node_modules/**')
 for f in "${node_dir_tests[@]}"; do bun_node+=("./$f"); done
@@ -86,7 +89,7 @@ run_step "typecheck (src, tests, tools)" tsc -p tsconfig.check.json
 run_step "lint (eslint)" eslint .
 run_step "node: vitest" vitest run --project node
 run_step "chromium: vitest browser mode" vitest run --project chromium
-run_step "bun: shared suite" bun test
+run_step "bun: shared suite" "${bun_shared[@]}"
 run_step "bun: test/node (files)" "${bun_node[@]}"
 run_step "deno: shared suite" "${deno_shared[@]}"
 run_step "deno: test/node (files)" "${deno_node[@]}"
