@@ -2,7 +2,7 @@
 
 /**
  * What produced a token:
- * - `word`: a word-like segment outside CJK scripts (`"peanuts"` → `"peanut"` after folding);
+ * - `word`: a word-like segment outside CJK scripts, folded (`"Caroline's"` → `"caroline"`);
  * - `cjk-word`: a dictionary word the segmenter found inside a CJK run, of 1 or ≥ 3 characters
  *   (2-character words are already among the bigrams). Dictionaries differ between ICU versions,
  *   so these tokens may differ between runtimes;
@@ -167,7 +167,8 @@ export function forEachToken(text: string, visit: (token: string, kind: TokenKin
 /**
  * Splits text into search tokens, repeats kept (term frequency matters to BM25).
  *
- * NFKC, lower case, the word-like segments of `Intl.Segmenter`, plus the character bigrams of every
+ * NFKC, lower case, the word-like segments of `Intl.Segmenter` (pure-ASCII text takes an equivalent,
+ * much faster path), plus the character bigrams of every
  * run of Han / Hiragana / Katakana / Hangul characters, so that a part of a CJK word still matches.
  * The segmenter's own CJK words of 1 or ≥ 3 characters are kept too (2-character ones are bigrams already).
  * No stop words: BM25's idf already discounts them.
