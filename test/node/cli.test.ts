@@ -88,7 +88,7 @@ describe("moomem CLI: PRD scenario A with no code", () => {
 });
 
 describe("moomem CLI: every command", () => {
-  it("add (text, --meta, stdin), list, forget, restore, stats, reembed", async () => {
+  it("add (text, --meta, stdin), list, profile, forget, restore, stats, reembed", async () => {
     const dir = dirArgs("commands");
     const tea = jsonOf<AddSummary>(await runMoomem([...dir, "--json", "add", "-u", "carol", "--meta", "source=cli", "--meta", "channel=test", "I", "prefer", "green", "tea"]));
     expect(tea.facts[0]!.content).toBe("I prefer green tea");
@@ -96,10 +96,12 @@ describe("moomem CLI: every command", () => {
     expect(human.stdout).toMatch(/^extracted 1 · inserted 1 · duplicates 0 · superseded 0 · conflicts 0\ninserted\s+\S+\s+unstructured\s+I play the cello on Sundays\n$/);
     const celloId = /^inserted\s+(\S+)/m.exec(human.stdout)![1]!;
 
-    const [listed, listedJson] = await Promise.all([
+    const [listed, listedJson, profile] = await Promise.all([
       runMoomem([...dir, "list", "-u", "carol"]),
       runMoomem([...dir, "--json", "list", "-u", "carol", "--status", "active"]),
+      runMoomem([...dir, "profile", "-u", "carol"]),
     ]);
+    expect(expectOk(profile).stdout).toBe("unstructured\n  - I play the cello on Sundays\n  - I prefer green tea\n");
     expect(expectOk(listed).stdout).toMatch(/^id\s+status\s+kind\s+created\s+content\n.*I prefer green tea\n.*I play the cello on Sundays\n2 entries\n$/);
     const active = jsonOf<MemoryEntry[]>(listedJson);
     expect(active.map((e) => e.content)).toEqual(["I prefer green tea", "I play the cello on Sundays"]);
@@ -159,7 +161,7 @@ describe("moomem CLI: every command", () => {
 
   it("prints help for the tool and each command, and the version", async () => {
     const [tool, add, version] = await Promise.all([runMoomem(["--help"]), runMoomem(["help", "add"]), runMoomem(["--version"])]);
-    for (const name of ["add", "recall", "list", "history", "forget", "restore", "stats", "export", "import", "reembed"]) {
+    for (const name of ["add", "recall", "list", "history", "profile", "forget", "restore", "stats", "export", "import", "reembed"]) {
       expect(expectOk(tool).stdout).toMatch(new RegExp(`^  ${name} +\\S`, "m"));
     }
     expect(expectOk(add).stdout).toMatch(/^usage: moomem add -u <user> \[--meta key=value\]\.\.\. <text…>$/m);

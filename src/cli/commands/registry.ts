@@ -5,6 +5,7 @@ import { addCommand } from "./add.ts";
 import { recallCommand } from "./recall.ts";
 import { listCommand } from "./list.ts";
 import { historyCommand } from "./history.ts";
+import { profileCommand } from "./profile.ts";
 import { forgetCommand } from "./forget.ts";
 import { restoreCommand } from "./restore.ts";
 import { statsCommand } from "./stats.ts";
@@ -17,6 +18,7 @@ export const COMMANDS: readonly Command[] = [
   recallCommand,
   listCommand,
   historyCommand,
+  profileCommand,
   forgetCommand,
   restoreCommand,
   statsCommand,
