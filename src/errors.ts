@@ -12,7 +12,9 @@ export type MoomemErrorCode =
   | "EMBEDDING_FAILURE"
   | "BACKEND_UNSUPPORTED"
   | "EMBEDDER_MISMATCH"
-  | "READ_ONLY";
+  | "READ_ONLY"
+  /** An optional package a feature needs is not installed (e.g. `@modelcontextprotocol/sdk` for `moomem mcp`). */
+  | "MISSING_DEPENDENCY";
 
 /**
  * The error every public moomem call throws (or rejects with).
