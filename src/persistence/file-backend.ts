@@ -253,7 +253,10 @@ export class FileBackend implements PersistenceBackend {
     this.#synced = this.#records;
     sizes.set(name, this.#journalSize);
     if (recovered.stale.length > 0) {
-      for (const staleName of recovered.stale) await fs.unlink(`${this.#dir}/${staleName}`);
+      for (const staleName of recovered.stale) {
+        await fs.unlink(`${this.#dir}/${staleName}`);
+        sizes.delete(staleName);
+      }
       await fs.syncDir(this.#dir);
     }
     sizes.set(LOCK, (await fs.size(`${this.#dir}/${LOCK}`)) ?? 0);
@@ -433,6 +436,7 @@ export class FileBackend implements PersistenceBackend {
     const slotFile = slotName(target);
     const nextJournal = journalName(nextGen);
     const oldJournal = journalName(this.#gen);
+    const oldSlot = this.#slot === null ? null : slotName(this.#slot);
 
     // Until head is renamed nothing is committed: a failure leaves the current snapshot + journal in force.
     let slotSize: number;
@@ -479,11 +483,13 @@ export class FileBackend implements PersistenceBackend {
       this.#timer = null;
     }
     this.#sizes.delete(oldJournal);
+    if (oldSlot !== null) this.#sizes.delete(oldSlot);
     this.#sizes.set(nextJournal, headerSize);
     this.#sizes.set(HEAD, 1);
 
-    // The old journal may hold purged content: it must go. A failure is retried at the next compaction and open.
-    const doomed = [oldJournal, ...this.#leftovers];
+    // The old journal and snapshot may hold purged content: they must go (head is durable, so the new
+    // snapshot no longer needs them as a fallback). A failure is retried after the next compaction and at open.
+    const doomed = [oldJournal, ...(oldSlot === null ? [] : [oldSlot]), ...this.#leftovers];
     this.#leftovers = [];
     for (const name of doomed) {
       try {

@@ -28,7 +28,7 @@ export interface RecoveredStore {
   journal: (JournalScan & { size: number }) | null;
   /** Size of each of our files that exists (head, slots, journal). */
   sizes: Map<string, number>;
-  /** Files a writable open deletes: journals of other gens, temp files left by a crash. */
+  /** Files a writable open deletes: journals of other gens, temp files left by a crash, the other slot. */
   stale: string[];
 }
 
@@ -148,6 +148,9 @@ export async function recoverStore(fs: FileSystem, dir: string): Promise<Recover
   const stale: string[] = [];
   for (const [otherGen, name] of journals) if (otherGen !== gen) stale.push(name);
   for (const name of present) if (isOwnTempFile(name)) stale.push(name);
+  // With a readable head the other slot is an older snapshot (left by a crash after a commit, or by the seed):
+  // it may hold purged content. Without one it is kept, as evidence, until a compaction overwrites it.
+  if (headSlot !== null && present.has(slotName(headSlot === 0 ? 1 : 0))) stale.push(slotName(headSlot === 0 ? 1 : 0));
 
   const entries = [...latest.values()];
   if (!inSeqOrder(entries)) entries.sort((a, b) => a.seq - b.seq);

@@ -290,6 +290,7 @@ describe("FileBackend crashing at every step", () => {
         const files = Object.keys(filesOf(dir));
         expect(files.filter((f) => f.endsWith(".tmp") || f.endsWith("LOCK")), label).toEqual([]);
         expect(files.filter((f) => f.includes("journal.")).length, label).toBe(1);
+        expect(files.filter((f) => f.includes("slot")).length, label).toBe(1);
         expect((await reopen(dir)).entries.map((e) => e.id), label).toEqual(["e1", "e2", "e3", "after"]);
         removeDir(dir);
       }

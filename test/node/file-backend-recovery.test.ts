@@ -33,13 +33,13 @@ function batches(from: number, to: number): Batch[] {
 }
 
 /** Writes `groups` through a real backend, compacting where a group is the string "compact". */
-async function build(dir: string, steps: (Batch[] | "compact")[]): Promise<Batch[]> {
+async function build(dir: string, steps: (Batch[] | "compact")[], earlier: Batch[] = []): Promise<Batch[]> {
   const backend = new FileBackend(dir);
   await backend.load();
   const written: Batch[] = [];
   for (const step of steps) {
     if (step === "compact") {
-      const state = stateAfter(written);
+      const state = stateAfter([...earlier, ...written]);
       await backend.compact({ embedder: EMBEDDER, count: state.length, entries: state });
     } else {
       for (const batch of step) {
@@ -234,8 +234,12 @@ describe("FileBackend with a damaged head", () => {
   let written: Batch[];
   beforeAll(async () => {
     base = freshDir();
-    // slot0 = gen 1, slot1 = gen 2 (head "1"), journal.2 holds e4.
-    written = await build(base, [batches(1, 2), "compact", batches(3, 3), "compact", batches(4, 4)]);
+    // slot1 = gen 2 (head "1"), journal.2 holds e4; slot0 = gen 1 is put back as a crash after the commit would leave it.
+    written = await build(base, [batches(1, 2), "compact"]);
+    const slot0 = readFileSync(join(base, "moomem", "slot0.jsonl"));
+    written.push(...(await build(base, [batches(3, 3), "compact", batches(4, 4)], written)));
+    expect(existsSync(join(base, "moomem", "slot0.jsonl"))).toBe(false);
+    writeFileSync(join(base, "moomem", "slot0.jsonl"), slot0);
     expect(readFileSync(join(base, "moomem", "head"), "utf8")).toBe("1");
   });
 
@@ -356,7 +360,8 @@ describe("FileBackend on the seed's v1 snapshots", () => {
     await second.backend.compact({ embedder: seedEmbedder, count: entries.length, entries });
     await second.backend.close();
     const files = Object.keys(filesOf(dir)).sort();
-    expect(files).toEqual(["moomem/head", "moomem/journal.5.jsonl", "moomem/slot0.jsonl", "moomem/slot1.jsonl"]);
+    // The seed's snapshot is gone with the old journal: only the new v2 snapshot remains.
+    expect(files).toEqual(["moomem/head", "moomem/journal.5.jsonl", "moomem/slot1.jsonl"]);
     expect(readFileSync(join(dir, "moomem", "slot1.jsonl"), "utf8")).toMatch(/^\{"v":2,"gen":5,/);
 
     const third = await open(dir);
@@ -408,6 +413,57 @@ describe("FileBackend on the seed's v1 snapshots", () => {
     expect(listed.map((e) => e.content)).toEqual(["我对花生过敏"]);
     await store.close();
     // Compacted at open (to the current format) and again at close: no v1 snapshot is left.
-    for (const slot of ["slot0.jsonl", "slot1.jsonl"]) expect(readFileSync(join(dir, "moomem", slot), "utf8")).toMatch(/^\{"v":2,"gen":[56],/);
+    const slots = Object.keys(filesOf(dir)).filter((f) => f.includes("slot"));
+    expect(slots).toHaveLength(1);
+    expect(readFileSync(join(dir, slots[0]!), "utf8")).toMatch(/^\{"v":2,"gen":6,/);
+  });
+});
+
+describe("FileBackend and purge", () => {
+  function filesContaining(dir: string, secret: string): string[] {
+    const needle = Buffer.from(secret);
+    return Object.entries(filesOf(dir))
+      .filter(([, b64]) => Buffer.from(b64, "base64").includes(needle))
+      .map(([name]) => name);
+  }
+
+  it("leaves no trace of purged content in any file after the next compaction", async () => {
+    const dir = freshDir();
+    const secret = "my password is hunter2-SECRET";
+    const backend = new FileBackend(dir);
+    await backend.load();
+    const original = entry("p1", 1, { content: secret });
+    await backend.append([{ entries: [original, entry("p2", 2)] }]);
+    await backend.compact({ embedder: EMBEDDER, count: 2, entries: [original, entry("p2", 2)] });
+    const purged = entry("p1", 1, { content: "", status: "deleted", embedding: null, metadata: { purged: true } });
+    await backend.append([{ entries: [entry("p3", 3)] }, { entries: [purged] }]);
+    // Before the compaction the old snapshot still holds it (that is what "after the next compaction" means).
+    expect(filesContaining(dir, secret)).toEqual(["moomem/slot0.jsonl"]);
+    const state = [purged, entry("p2", 2), entry("p3", 3)];
+    await backend.compact({ embedder: EMBEDDER, count: 3, entries: state });
+    await backend.close();
+    expect(filesContaining(dir, secret)).toEqual([]);
+    const again = await open(dir);
+    expect(again.state.entries.map(plain)).toEqual(state.map(plain));
+    await again.backend.close();
+  });
+
+  it("through MemoryStore: forget with purge removes the text from every file once the store closes", async () => {
+    const dir = freshDir();
+    const secret = "my card number is 4111-SECRET-1111";
+    const first = await MemoryStore.open(dir, { backend: new FileBackend(dir) });
+    const summary = await first.add("user-1", secret);
+    await first.add("user-1", "I like green tea");
+    await first.close();
+    expect(filesContaining(dir, "4111-SECRET-1111").length).toBeGreaterThan(0);
+    const second = await MemoryStore.open(dir, { backend: new FileBackend(dir) });
+    expect(await second.forget("user-1", { id: summary.facts[0]!.id }, { purge: true })).toBe(1);
+    await second.close();
+    expect(filesContaining(dir, "4111-SECRET-1111")).toEqual([]);
+    const third = await MemoryStore.open(dir, { backend: new FileBackend(dir) });
+    const tombstone = (await third.list("user-1")).find((e) => e.id === summary.facts[0]!.id);
+    expect(tombstone?.status).toBe("deleted");
+    expect(tombstone?.content).toBe("");
+    await third.close();
   });
 });
