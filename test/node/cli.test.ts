@@ -1,11 +1,12 @@
 // The `moomem` bin, built and spawned as `npx moomem` runs it: PRD scenario A, every command, --json, exit statuses.
 
+import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import { MemoryStore } from "../../src/node.ts";
 import type { AddSummary, ImportSummary, MemoryEntry, RecallHit, StoreStats } from "../../src/index.ts";
-import { ROOT, ensureBuilt } from "./helpers/built-package.ts";
+import { CLI_MAIN, ROOT, ensureBuilt } from "./helpers/built-package.ts";
 import { jsonOf, runMoomem, type CliResult } from "./helpers/run-cli.ts";
 import { makeTempDir, removeDir } from "./helpers/store-files.ts";
 
@@ -161,13 +162,56 @@ describe("moomem CLI: every command", () => {
 
   it("prints help for the tool and each command, and the version", async () => {
     const [tool, add, version] = await Promise.all([runMoomem(["--help"]), runMoomem(["help", "add"]), runMoomem(["--version"])]);
-    for (const name of ["add", "recall", "list", "history", "profile", "forget", "restore", "stats", "export", "import", "reembed"]) {
+    for (const name of ["add", "recall", "list", "history", "profile", "forget", "restore", "stats", "export", "import", "reembed", "mcp"]) {
       expect(expectOk(tool).stdout).toMatch(new RegExp(`^  ${name} +\\S`, "m"));
     }
     expect(expectOk(add).stdout).toMatch(/^usage: moomem add -u <user> \[--meta key=value\]\.\.\. <text…>$/m);
     expect(add.stdout).toContain("-u, --user <user>");
     const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string };
     expect(expectOk(version).stdout).toBe(`${pkg.version}\n`);
+  }, TEST_TIMEOUT_MS);
+});
+
+describe("moomem CLI: mcp", () => {
+  it("serves the store over stdio: answers initialize and tools/list, stores what `remember` gets, exits 0 when the client leaves", async () => {
+    const dir = join(temp, "mcp");
+    const child = spawn("node", [CLI_MAIN, "--dir", dir, "mcp"], { stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    const responses = new Map<number, { result?: Record<string, unknown> }>();
+    const waiters = new Map<number, () => void>();
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+      for (let nl = stdout.indexOf("\n"); nl >= 0; nl = stdout.indexOf("\n")) {
+        const message = JSON.parse(stdout.slice(0, nl)) as { id: number; result?: Record<string, unknown> };
+        stdout = stdout.slice(nl + 1);
+        responses.set(message.id, message);
+        waiters.get(message.id)?.();
+      }
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+    // One request at a time, as a client does: each waits for its answer.
+    const request = (id: number, method: string, params: unknown): Promise<{ result?: Record<string, unknown> }> =>
+      new Promise((resolve) => {
+        waiters.set(id, () => resolve(responses.get(id)!));
+        child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
+      });
+
+    const init = await request(1, "initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "cli-test", version: "1" } });
+    expect(init.result?.["serverInfo"]).toMatchObject({ name: "moomem" });
+    child.stdin.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n");
+    const tools = await request(2, "tools/list", {});
+    expect((tools.result?.["tools"] as Array<{ name: string }>).map((t) => t.name).sort()).toEqual(["forget", "list", "recall", "remember"]);
+    const remembered = await request(3, "tools/call", { name: "remember", arguments: { userId: "alice", content: ALLERGY } });
+    expect(remembered.result?.["isError"]).not.toBe(true);
+    child.stdin.end();
+    expect(await exited).toBe(0);
+    expect(stderr).toBe("");
+
+    const mem = await MemoryStore.open(dir, { readOnly: true });
+    expect((await mem.list("alice")).map((e) => e.content)).toEqual([ALLERGY]);
+    await mem.close();
   }, TEST_TIMEOUT_MS);
 });
 

@@ -12,6 +12,7 @@ import { statsCommand } from "./stats.ts";
 import { exportCommand } from "./export.ts";
 import { importCommand } from "./import.ts";
 import { reembedCommand } from "./reembed.ts";
+import { mcpCommand } from "./mcp.ts";
 
 export const COMMANDS: readonly Command[] = [
   addCommand,
@@ -25,6 +26,7 @@ export const COMMANDS: readonly Command[] = [
   exportCommand,
   importCommand,
   reembedCommand,
+  mcpCommand,
 ];
 
 /** The command named `name`, if there is one. */
