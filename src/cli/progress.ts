@@ -34,7 +34,8 @@ export function createProgress(stream: OutStream, options: ProgressOptions): Pro
     const tail = ` ${Math.floor(fraction * 100)
       .toString()
       .padStart(3)}% ${options.format(done)} / ${options.format(options.total)}`;
-    const columns = stream.columns ?? 80;
+    // A pseudo-terminal may report 0 columns; assume a classic 80 then.
+    const columns = stream.columns !== undefined && stream.columns > 0 ? stream.columns : 80;
     const barWidth = Math.max(10, Math.min(40, columns - options.label.length - tail.length - 4));
     const filled = Math.round(fraction * barWidth);
     drawn = true;
