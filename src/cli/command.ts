@@ -52,7 +52,7 @@ export function requireUser(ctx: CommandContext): string {
 
 /** The free text made of every positional argument (`add -u a I like tea` → "I like tea"). */
 export function requireText(ctx: CommandContext, what: string): string {
-  if (ctx.positionals.length === 0) throw usageError(ctx.name, `${ctx.name} needs the ${what} to use`);
+  if (ctx.positionals.length === 0) throw usageError(ctx.name, `${ctx.name} needs ${what}`);
   return ctx.positionals.join(" ");
 }
 

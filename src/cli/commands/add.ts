@@ -25,7 +25,7 @@ export const addCommand: Command = {
   async run(ctx: CommandContext): Promise<void> {
     const user = requireUser(ctx);
     const metadata = readMeta(ctx);
-    const text = ctx.positionals.length === 1 && ctx.positionals[0] === "-" ? await readAll(ctx.io.stdin) : requireText(ctx, "text");
+    const text = ctx.positionals.length === 1 && ctx.positionals[0] === "-" ? await readAll(ctx.io.stdin) : requireText(ctx, "the text to remember");
     const store = await ctx.open({ readOnly: false });
     const summary = await store.add(user, text, metadata === undefined ? undefined : { metadata });
     if (ctx.out.json) ctx.out.data(summary);

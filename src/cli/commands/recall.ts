@@ -25,7 +25,7 @@ export const recallCommand: Command = {
   ],
   async run(ctx: CommandContext): Promise<void> {
     const user = requireUser(ctx);
-    const query = requireText(ctx, "query");
+    const query = requireText(ctx, "a query");
     const options: { topK?: number; mode?: RecallMode } = {};
     const k = stringOption(ctx.values, "top-k");
     if (k !== undefined) {
