@@ -87,8 +87,8 @@ export async function rejectsWith(promise: Promise<unknown>, code: string): Prom
   try {
     await promise;
   } catch (error) {
-    if (!(error instanceof MoomemError)) throw new Error(`expected MoomemError ${code}, got ${String(error)}`);
-    if (error.code !== code) throw new Error(`expected code ${code}, got ${error.code}: ${error.message}`);
+    if (!(error instanceof MoomemError)) throw new Error(`expected MoomemError ${code}, got ${String(error)}`, { cause: error });
+    if (error.code !== code) throw new Error(`expected code ${code}, got ${error.code}: ${error.message}`, { cause: error });
     return error;
   }
   throw new Error(`expected a rejection with ${code}, but it resolved`);
