@@ -129,16 +129,14 @@ describe("FileBackend with injected I/O failures", () => {
   });
 
   // "interval" behaves like "none" here (its timer is kept out of the step count); its own tests are below.
-  const cases: [SyncMode, string, boolean][] = [
-    ["always", "ENOSPC", true],
-    ["always", "EIO", false],
-    ["none", "EIO", true],
-  ];
-  for (const [sync, code, tear] of cases) {
-    it(`sync ${sync}: ${code}${tear ? " after a partial write" : ""} at every step never shows a failed write nor loses an acknowledged one`, async () => {
+  // The backend treats every errno alike, so the code alternates; a failing write first writes half its data.
+  for (const sync of ["always", "none"] as const) {
+    it(`sync ${sync}: ENOSPC/EIO at every step never shows a failed write nor loses an acknowledged one`, async () => {
       const { total, log } = await countSteps(base, sync);
       expect(total).toBeGreaterThan(40);
       for (let at = 1; at <= total; at++) {
+        const code = at % 2 === 0 ? "EIO" : "ENOSPC";
+        const tear = true;
         const label = `${code} at step ${at} (${log[at - 1]})`;
         const dir = freshDir();
         copyDir(base, dir);

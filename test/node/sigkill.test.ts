@@ -3,7 +3,7 @@
 // After every kill the next child (and finally this process) reopens the store: every acknowledged add
 // must be there, nothing present before may vanish, and nothing but the adds issued meanwhile may appear.
 
-import { spawn, execFileSync } from "node:child_process";
+import { spawn, execFileSync, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -57,10 +57,22 @@ interface ChildRun {
   early: boolean;
 }
 
-/** Runs one writer and SIGKILLs it: usually a random moment after it reopened, sometimes while it is still opening. */
-function runChild(dir: string, first: number, random: () => number): Promise<ChildRun> {
+interface Spare {
+  child: ChildProcess;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts a writer that loads its code and then waits for its first op number, so startup overlaps the previous run. */
+function startSpare(dir: string): Spare {
   const [cmd, ...args] = command;
-  const child = spawn(cmd!, [...args, dir, String(first)], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(cmd!, [...args, dir], { stdio: ["pipe", "pipe", "pipe"] });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("close", (code: number | null, signal: NodeJS.Signals | null) => resolve({ code, signal })));
+  return { child, exited };
+}
+
+/** Lets a spare writer go and SIGKILLs it: usually a random moment after it reopened, sometimes while it is still opening. */
+function runChild(spare: Spare, first: number, random: () => number): Promise<ChildRun> {
+  const { child } = spare;
   const early = random() < 0.15;
   const delay = Math.floor(random() * 250);
   const lines: string[] = [];
@@ -71,7 +83,6 @@ function runChild(dir: string, first: number, random: () => number): Promise<Chi
     killTimer = null;
     child.kill("SIGKILL");
   };
-  if (early) killTimer = setTimeout(kill, delay);
   child.stdout!.on("data", (chunk: Buffer) => {
     buffered += chunk.toString();
     const parts = buffered.split("\n");
@@ -84,13 +95,13 @@ function runChild(dir: string, first: number, random: () => number): Promise<Chi
   child.stderr!.on("data", (chunk: Buffer) => {
     stderr += chunk.toString();
   });
-  return new Promise((resolve, reject) => {
-    child.once("exit", (code, signal) => {
-      if (killTimer !== null) clearTimeout(killTimer);
-      if (buffered.length > 0) lines.push(buffered);
-      if (signal !== "SIGKILL") reject(new Error(`writer exited by itself (code ${String(code)}): ${stderr}`));
-      else resolve({ lines, early });
-    });
+  child.stdin!.write(`${first}\n`);
+  if (early) killTimer = setTimeout(kill, delay);
+  return spare.exited.then(({ code, signal }) => {
+    if (killTimer !== null) clearTimeout(killTimer);
+    if (buffered.length > 0) lines.push(buffered);
+    if (signal !== "SIGKILL") throw new Error(`writer exited by itself (code ${String(code)}): ${stderr}`);
+    return { lines, early };
   });
 }
 
@@ -125,9 +136,12 @@ describe("SIGKILL under load", () => {
     let unackedKept = 0;
     let recovered = 0;
     let early = 0;
+    let spare = startSpare(dir);
     for (let kill = 1; kill <= KILLS; kill++) {
       const label = `kill ${kill} (seed ${SEED})`;
-      const run = await runChild(dir, t.nextOp, random);
+      const current = spare;
+      spare = startSpare(dir);
+      const run = await runChild(current, t.nextOp, random);
       if (run.early) early++;
       for (const line of run.lines) {
         const [kind, rest] = [line.slice(0, line.indexOf(" ")), line.slice(line.indexOf(" ") + 1)];
@@ -150,6 +164,9 @@ describe("SIGKILL under load", () => {
         }
       }
     }
+
+    spare.child.kill("SIGKILL");
+    await spare.exited;
 
     // Last, this process reopens the store itself.
     const mem = await MemoryStore.open(dir, { backend: new FileBackend(dir) });
