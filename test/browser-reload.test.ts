@@ -83,7 +83,8 @@ addEventListener("message", async (event) => {
       const hits = await store.recall(op.user, op.query, { topK: 3 });
       reply({ type: "done", ids: hits.map((h) => h.content) });
     } else if (op.type === "compact") {
-      await backend.compact({ embedder: op.embedder, count: 0, entries: [] });
+      const entries = op.entries.map((e) => ({ ...e, embedding: e.embedding === null ? null : Float32Array.from(e.embedding) }));
+      await backend.compact({ embedder: op.embedder, count: entries.length, entries });
       reply({ type: "done" });
     }
   } catch (error) {
@@ -179,7 +180,7 @@ describe.skipIf(!inBrowser)("IndexedDB across real page reloads (Chromium)", () 
     expect(await page.send({ type: "open", name })).toMatchObject({ type: "done", ids: [] });
     const entries = [makeEntry("p1", 1, { embedding: Float32Array.from([0.5, 0.25]) }), makeEntry("p2", 2), makeEntry("p3", 3)];
     expect(await page.send({ type: "append", entries: entries.map(wire), wait: true })).toMatchObject({ type: "done" });
-    expect(await page.send({ type: "compact", embedder: { id: "page-embedder", dim: 2 } })).toMatchObject({ type: "done" });
+    expect(await page.send({ type: "compact", embedder: { id: "page-embedder", dim: 2 }, entries: entries.map(wire) })).toMatchObject({ type: "done" });
 
     // The page still holds the writer lock: a writer elsewhere in the origin is refused.
     const blocked = new IndexedDbBackend(name);

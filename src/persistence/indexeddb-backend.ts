@@ -3,7 +3,7 @@
 import type { BackendStats, Batch, EmbedderIdentity, LoadedState, PersistenceBackend, SnapshotSource } from "./backend.ts";
 import type { EntryRecord, JsonValue } from "../types.ts";
 import { MoomemError, describeError, invalidArgument } from "../errors.ts";
-import { entryFromJson, entryToJson } from "./record-codec.ts";
+import { entryFromJson, entryToJson, type EntryJson } from "./record-codec.ts";
 
 /** Every moomem database name starts with this, so they are easy to find in devtools. */
 export const INDEXEDDB_NAME_PREFIX = "moomem:";
@@ -157,14 +157,31 @@ export class IndexedDbBackend implements PersistenceBackend {
   /**
    * Records the embedder identity. The entries need no rewrite: every append
    * already replaced the stored version of each entry it touched, atomically.
+   * Only when `source` holds a different number of entries than the database
+   * (the caller dropped some) are they replaced by `source`, in the same transaction.
    */
   async compact(source: SnapshotSource): Promise<void> {
     const db = this.#writable("compact");
     const meta: MetaRecord = { ...this.#meta, embedder: { id: source.embedder.id, dim: source.embedder.dim } };
+    let replacement: EntryJson[] | null = null;
+    if (source.count !== this.#sizes.size) {
+      replacement = [];
+      for (const entry of source.entries) replacement.push(entryToJson(entry));
+    }
     await this.#write(db, "compact", (tx) => {
+      if (replacement !== null) {
+        const store = tx.objectStore(ENTRIES);
+        store.clear();
+        for (const json of replacement) store.put(json);
+      }
       tx.objectStore(META).put(meta, META_KEY);
     });
     this.#meta = meta;
+    if (replacement !== null) {
+      this.#sizes.clear();
+      this.#entryBytes = 0;
+      for (const json of replacement) this.#track(json.id, json);
+    }
   }
 
   /**

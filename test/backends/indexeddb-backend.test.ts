@@ -125,6 +125,21 @@ testBackend(
         expect(state.entries.map((e) => [e.id, e.content])).toEqual([["kept", "fact number 1"]]);
       });
 
+      it("replaces the entries with the compaction source when the caller dropped some", async () => {
+        const backend = await make();
+        await backend.load();
+        const all = [makeEntry("a", 1), makeEntry("b", 2), makeEntry("c", 3)];
+        await backend.append([{ entries: all }]);
+        const kept = [all[0]!, all[2]!];
+        await backend.compact({ embedder: { id: "e", dim: 1 }, count: kept.length, entries: kept });
+        const sizeAfter = backend.stats().bytesOnDisk;
+        await backend.close();
+        const next = await reopen(backend);
+        const state = await next.load();
+        expect(state.entries.map((e) => e.id)).toEqual(["a", "c"]);
+        expect(next.stats().bytesOnDisk).toBe(sizeAfter);
+      });
+
       it("refuses a database with a newer schema version", async () => {
         const name = uniqueName("future-schema");
         const db = await openRaw(INDEXEDDB_NAME_PREFIX + name, INDEXEDDB_SCHEMA_VERSION + 1, (raw) => {
