@@ -154,6 +154,13 @@ export class FileBackend implements PersistenceBackend {
     this.#state = "loading";
     try {
       const recovered = this.#readOnly ? await this.#recoverReadOnly() : await this.#openWritable();
+      if (this.#closing) {
+        // close() was called while this load was running: give back what it took.
+        await this.#closeJournalQuietly();
+        if (this.#lock !== null) await releaseQuietly(this.#lock);
+        this.#lock = null;
+        throw new MoomemError("STORE_CLOSED", `the file backend for ${this.location} was closed while it was opening`);
+      }
       this.#gen = recovered.gen;
       this.#slot = recovered.slot;
       this.#lastWriteAt = recovered.lastWriteAt;
@@ -594,6 +601,8 @@ export class FileBackend implements PersistenceBackend {
   async close(): Promise<void> {
     if (this.#state === "closed") return;
     if (this.#state !== "open") {
+      // Not loaded (yet): a load in progress sees the flag and releases what it took.
+      this.#closing = true;
       this.#state = "closed";
       return;
     }

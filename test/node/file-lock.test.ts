@@ -171,7 +171,7 @@ describe("writer lock across processes", () => {
   if (process.platform === "linux") it("does not mistake a killed holder that nobody reaped (a zombie) for a live one", async () => {
     const dir = freshDir();
     // The holder's parent is `sleep`, which never reaps it: after SIGKILL it stays a zombie that still answers signal 0.
-    const script = `${JSON.stringify(process.execPath)} --import tsx ${JSON.stringify(HOLDER)} ${JSON.stringify(dir)} & exec sleep 60`;
+    const script = `${JSON.stringify(process.execPath)} --import tsx ${JSON.stringify(HOLDER)} ${JSON.stringify(dir)} forever & exec sleep 60`;
     const shell = spawn("sh", ["-c", script], { stdio: ["ignore", "pipe", "pipe"], cwd: fileURLToPath(new URL("../../", import.meta.url)) });
     try {
       const pid = await new Promise<number>((resolve, reject) => {
@@ -317,6 +317,18 @@ describe("FileBackend options", () => {
     await expect(backend.append([{ entries: [entry("a", 1)] }])).rejects.toMatchObject({ code: "STORE_CLOSED" });
     await expect(backend.compact({ embedder: { id: "x", dim: 1 }, count: 0, entries: [] })).rejects.toMatchObject({ code: "STORE_CLOSED" });
     await expect(backend.load()).rejects.toMatchObject({ code: "STORE_CLOSED" });
+  });
+
+  it("gives the lock back when closed while still opening", async () => {
+    const dir = freshDir();
+    const backend = new FileBackend(dir);
+    const loading = backend.load();
+    await backend.close();
+    await expect(loading).rejects.toMatchObject({ code: "STORE_CLOSED" });
+    expect(existsSync(join(dir, "moomem", "LOCK"))).toBe(false);
+    const next = new FileBackend(dir);
+    await next.load();
+    await next.close();
   });
 
   it("compacts when the journal outgrows compactAfterBytes, and reports real sizes and times", async () => {
