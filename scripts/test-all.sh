@@ -20,6 +20,8 @@ NODE_ONLY_TESTS=(
   test/node/cli.test.ts          # spawns `node dist/cli/main.js` whatever runs the test: Bun/Deno would re-test Node
   test/node/examples.test.ts     # spawns tsx (Node) for every example: same
   test/node/openai/demo.test.ts  # spawns tsx (Node) for the demo: same
+  test/node/openai/cli-llm.test.ts  # spawns the built bin with node: same
+  test/node/optional-peers.test.ts  # runs the built package in node child processes: same
 )
 
 declare -a names=() times=() results=()

@@ -30,3 +30,4 @@ export {
 } from "./adapters/openai/prompts.ts";
 export { parseModelJson, validateExtraction, validateVerdicts, type SchemaResult, type NumberedVerdict } from "./adapters/openai/schema.ts";
 export { MEMORY_CONTEXT_OPEN, MEMORY_CONTEXT_CLOSE, stripMemoryContext } from "./text/context-markers.ts";
+export { readProviderSettings, type LlmSettings, type EmbedSettings } from "./adapters/openai/env-settings.ts";

@@ -8,67 +8,10 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MemoryStore, isMoomemError, type AddSummary, type ChatMessage, type MemoryEntry, type RecallHit } from "../../src/node.ts";
-import { LlmExtractor, LlmJudge, OpenAIEmbedder } from "../../src/openai.ts";
+import { LlmExtractor, LlmJudge, OpenAIEmbedder, readProviderSettings } from "../../src/openai.ts";
 import { formatContext } from "../../src/context/format-context.ts";
 
 const USER = "demo-user";
-const REQUIRED = [
-  "MOOMEM_LLM_BASE_URL",
-  "MOOMEM_LLM_MODEL",
-  "MOOMEM_EMBED_BASE_URL",
-  "MOOMEM_EMBED_MODEL",
-  "MOOMEM_EMBED_DIM",
-] as const;
-
-interface Settings {
-  llm: { baseURL: string; apiKey: string | undefined; model: string };
-  embed: { baseURL: string; apiKey: string | undefined; model: string; dim: number; batchSize: number | undefined };
-  dir: string | undefined;
-}
-
-/** The settings, or every problem with the environment (all at once, so one fix-up round is enough). */
-function readSettings(env: Record<string, string | undefined>): Settings | string[] {
-  const value = (name: string): string | undefined => {
-    const raw = env[name]?.trim();
-    return raw === undefined || raw === "" ? undefined : raw;
-  };
-  const problems = REQUIRED.filter((name) => value(name) === undefined).map((name) => `${name} is not set`);
-  // Hosted providers need a key; a local server (Ollama, vLLM, LM Studio on this machine) usually does not.
-  for (const [url, key] of [["MOOMEM_LLM_BASE_URL", "MOOMEM_LLM_API_KEY"], ["MOOMEM_EMBED_BASE_URL", "MOOMEM_EMBED_API_KEY"]] as const) {
-    const base = value(url);
-    if (base !== undefined && value(key) === undefined && !isLocal(base)) problems.push(`${key} is not set (${url} is not a local server)`);
-  }
-  const dim = Number(value("MOOMEM_EMBED_DIM"));
-  if (value("MOOMEM_EMBED_DIM") !== undefined && !(Number.isInteger(dim) && dim > 0)) {
-    problems.push(`MOOMEM_EMBED_DIM must be the embedding length, a positive integer (got "${value("MOOMEM_EMBED_DIM")}")`);
-  }
-  const batch = value("MOOMEM_EMBED_BATCH_SIZE");
-  if (batch !== undefined && !(Number.isInteger(Number(batch)) && Number(batch) > 0)) {
-    problems.push(`MOOMEM_EMBED_BATCH_SIZE must be a positive integer (got "${batch}")`);
-  }
-  if (problems.length > 0) return problems;
-  return {
-    llm: { baseURL: value("MOOMEM_LLM_BASE_URL")!, apiKey: value("MOOMEM_LLM_API_KEY"), model: value("MOOMEM_LLM_MODEL")! },
-    embed: {
-      baseURL: value("MOOMEM_EMBED_BASE_URL")!,
-      apiKey: value("MOOMEM_EMBED_API_KEY"),
-      model: value("MOOMEM_EMBED_MODEL")!,
-      dim,
-      batchSize: batch === undefined ? undefined : Number(batch),
-    },
-    dir: value("MOOMEM_DEMO_DIR"),
-  };
-}
-
-function isLocal(url: string): boolean {
-  try {
-    return ["localhost", "127.0.0.1", "[::1]"].includes(new URL(url).hostname);
-  } catch {
-    // Not a URL at all: the adapter's own check will say so with the value and an example.
-    return false;
-  }
-}
-
 const checks: Array<{ ok: boolean; what: string }> = [];
 function check(ok: boolean, what: string): void {
   checks.push({ ok, what });
@@ -98,15 +41,18 @@ function showHits(query: string, hits: readonly RecallHit[]): void {
 }
 
 async function main(): Promise<number> {
-  const settings = readSettings(process.env);
-  if (Array.isArray(settings)) {
-    console.error("moomem LLM demo: the model settings are missing or wrong:");
-    for (const problem of settings) console.error(`  - ${problem}`);
+  let providers: ReturnType<typeof readProviderSettings>;
+  try {
+    providers = readProviderSettings(process.env, { llm: true, embed: true });
+  } catch (error) {
+    console.error(`moomem LLM demo: ${isMoomemError(error) ? error.message : String(error)}`);
     console.error("Copy demo/llm/.env.example to demo/llm/.env, fill it in, and run:");
     console.error("  npx tsx --env-file=demo/llm/.env demo/llm/run.ts");
     return 2;
   }
-  const dir = settings.dir ?? mkdtempSync(join(tmpdir(), "moomem-llm-demo-"));
+  const demoDir = process.env["MOOMEM_DEMO_DIR"]?.trim();
+  const settings = { llm: providers.llm!, embed: providers.embed! };
+  const dir = demoDir !== undefined && demoDir !== "" ? demoDir : mkdtempSync(join(tmpdir(), "moomem-llm-demo-"));
   const extractor = new LlmExtractor(settings.llm);
   const parts = {
     extractor,

@@ -1,15 +1,26 @@
 // How the CLI's flags and environment become MemoryStore.open options: the one place model providers plug in.
 
 import type { OpenOptions } from "../node.ts";
+import { LlmExtractor, LlmJudge, OpenAIEmbedder, readProviderSettings } from "../openai.ts";
 import type { OptionSpecs, OptionValues } from "./args.ts";
 
 /**
  * Flags that choose how the store is opened (embedder, extractor, judge),
- * accepted by every command and listed in `moomem --help`. Empty for now: the
- * offline defaults need none. `--llm` / `--embed` (OpenAI-compatible
- * adapters configured from environment variables) are added here.
+ * accepted by every command and listed in `moomem --help`. Without them the
+ * offline defaults are used; with them, OpenAI-compatible adapters configured
+ * from environment variables.
  */
-export const OPEN_OPTIONS: OptionSpecs = {};
+export const OPEN_OPTIONS: OptionSpecs = {
+  llm: {
+    type: "boolean",
+    description: "extract facts and judge conflicts with an OpenAI-compatible chat model (MOOMEM_LLM_BASE_URL, MOOMEM_LLM_API_KEY, MOOMEM_LLM_MODEL)",
+  },
+  embed: {
+    type: "boolean",
+    description:
+      "embed with an OpenAI-compatible embedding model (MOOMEM_EMBED_BASE_URL, MOOMEM_EMBED_API_KEY, MOOMEM_EMBED_MODEL, MOOMEM_EMBED_DIM); use it on every command for that store",
+  },
+};
 
 /** What the command needs from the store. */
 export interface OpenIntent {
@@ -20,8 +31,17 @@ export interface OpenIntent {
 }
 
 /** The options `MemoryStore.open(dir, …)` gets for one command run. */
-export function buildOpenOptions(_flags: OptionValues, _env: Readonly<Record<string, string | undefined>>, intent: OpenIntent): OpenOptions {
+export function buildOpenOptions(flags: OptionValues, env: Readonly<Record<string, string | undefined>>, intent: OpenIntent): OpenOptions {
   const options: OpenOptions = {};
+  const settings = readProviderSettings(env, { llm: flags["llm"] === true, embed: flags["embed"] === true });
+  if (settings.llm !== undefined) {
+    options.extractor = new LlmExtractor(settings.llm);
+    options.judge = new LlmJudge(settings.llm);
+  }
+  if (settings.embed !== undefined) {
+    const { batchSize, ...rest } = settings.embed;
+    options.embedder = new OpenAIEmbedder(batchSize === undefined ? rest : { ...rest, batchSize });
+  }
   if (intent.readOnly) options.readOnly = true;
   if (intent.reembed === true) options.reembed = true;
   return options;

@@ -10,9 +10,9 @@ export interface CliResult {
 }
 
 /** Runs `node dist/cli/main.js <args…>`; `input` is piped to stdin. */
-export function runMoomem(args: readonly string[], options: { input?: string; cwd?: string } = {}): Promise<CliResult> {
+export function runMoomem(args: readonly string[], options: { input?: string; cwd?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" };
+    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", ...options.env };
     const child = spawn("node", [CLI_MAIN, ...args], { cwd: options.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";

@@ -1,0 +1,65 @@
+// `moomem --llm --embed …` against the local scripted OpenAI server: the flags read MOOMEM_* settings from the environment.
+
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, it, expect, beforeAll, afterAll } from "vitest";
+import { ScriptedOpenAIServer, chatReply, hashEmbeddings, ruleModel } from "./openai-server.ts";
+import { ensureBuilt } from "../helpers/built-package.ts";
+import { jsonOf, runMoomem } from "../helpers/run-cli.ts";
+
+const KEY = "sk-cli-SECRET-0123456789abcdef";
+const model = ruleModel([
+  { pattern: /I live in (\w+)/i, content: (m) => `User lives in ${m[1]}`, kind: "fact", key: "home_city" },
+  { pattern: /moved to (\w+)/i, content: (m) => `User has moved to ${m[1]}`, kind: "fact", key: "home_city" },
+]);
+
+let server: ScriptedOpenAIServer;
+let dir: string;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  await ensureBuilt();
+  server = await ScriptedOpenAIServer.start((request) => (request.path === "/v1/embeddings" ? hashEmbeddings(32)(request) : chatReply(model(request))));
+  dir = mkdtempSync(join(tmpdir(), "moomem-cli-llm-"));
+  env = {
+    MOOMEM_LLM_BASE_URL: server.baseURL,
+    MOOMEM_LLM_API_KEY: KEY,
+    MOOMEM_LLM_MODEL: "deepseek-chat",
+    MOOMEM_EMBED_BASE_URL: server.baseURL,
+    MOOMEM_EMBED_API_KEY: KEY,
+    MOOMEM_EMBED_MODEL: "text-embedding-v3",
+    MOOMEM_EMBED_DIM: "32",
+  };
+}, 120_000);
+afterAll(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("moomem --llm --embed", () => {
+  it("extracts facts and supersedes a moved city through the configured providers", async () => {
+    const flags = ["--dir", dir, "--json", "--llm", "--embed"];
+    const first = jsonOf<{ inserted: number; facts: Array<{ content: string; key: string }> }>(
+      await runMoomem([...flags, "add", "-u", "u1", "hello there! I live in Beijing"], { env }),
+    );
+    expect(first.facts).toMatchObject([{ content: "User lives in Beijing", key: "home_city" }]);
+    const second = jsonOf<{ superseded: number }>(await runMoomem([...flags, "add", "-u", "u1", "I moved to Shenzhen"], { env }));
+    expect(second.superseded).toBe(1);
+    const list = jsonOf<Array<{ content: string; status: string }>>(await runMoomem([...flags, "list", "-u", "u1"], { env }));
+    expect(list.map((e) => [e.content, e.status])).toEqual([
+      ["User lives in Beijing", "superseded"],
+      ["User has moved to Shenzhen", "active"],
+    ]);
+    for (const f of readdirSync(join(dir, "moomem"))) expect(readFileSync(join(dir, "moomem", f), "utf8")).not.toContain(KEY);
+  }, 60_000);
+
+  it("exits 2 naming every missing setting", async () => {
+    const r = await runMoomem(["--dir", dir, "--llm", "--embed", "stats"], { env: { MOOMEM_LLM_BASE_URL: "https://api.deepseek.com/v1" } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^moomem: INVALID_ARGUMENT: /);
+    expect(r.stderr).toContain("MOOMEM_LLM_MODEL is not set");
+    expect(r.stderr).toContain("MOOMEM_LLM_API_KEY is not set");
+    expect(r.stderr).toContain("MOOMEM_EMBED_DIM is not set");
+  }, 60_000);
+});
