@@ -4,6 +4,7 @@ import type { AddInput, EntryKind, ExtractedFact, ExtractionReport, Extractor, M
 import { ENTRY_KINDS } from "../types.ts";
 import { describeError } from "../errors.ts";
 import { transcriptText } from "./raw-extractor.ts";
+import { stripMemoryContext } from "../text/context-markers.ts";
 
 /** A fact ready for dedup and embedding, with the metadata the pipeline adds. */
 export interface PreparedFact {
@@ -31,8 +32,10 @@ export async function extractFacts(extractor: Extractor, userId: string, input: 
     const facts = checkFacts(raw);
     return { facts: facts.map((f) => prepare(f, maxChars)), usedRetry: report.retried };
   } catch (error) {
-    const text = typeof input === "string" ? input.trim() : transcriptText(input);
+    // What moomem itself injected into a prompt is not the user's to remember.
+    const text = typeof input === "string" ? stripMemoryContext(input).trim() : transcriptText(input);
     const reason = describeError(error);
+    if (text.length === 0) return { facts: [], degradedReason: reason, usedRetry: true };
     const fact = prepare({ content: text, kind: "unstructured" }, maxChars);
     fact.metadata["extraction_degraded"] = reason;
     return { facts: [fact], degradedReason: reason, usedRetry: true };

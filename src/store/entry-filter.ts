@@ -2,6 +2,7 @@
 
 import type { EntryKind, EntryRecord, JsonValue, Metadata } from "../types.ts";
 import { checkKind, checkMetadata, checkTime } from "./validation.ts";
+import { invalidArgument } from "../errors.ts";
 
 export interface EntryFilter {
   since?: number;
@@ -17,6 +18,9 @@ export function readFilter(options: Record<string, unknown>, call: string): Entr
   if (options["until"] !== undefined) filter.until = checkTime(options["until"], `${call}: until`);
   if (options["kind"] !== undefined) filter.kind = checkKind(options["kind"], `${call}: kind`);
   if (options["metadata"] !== undefined) filter.metadata = checkMetadata(options["metadata"], `${call}: metadata`);
+  if (filter.since !== undefined && filter.until !== undefined && filter.since > filter.until) {
+    throw invalidArgument(`${call}: since (${new Date(filter.since).toISOString()}) is after until (${new Date(filter.until).toISOString()}); nothing could match`);
+  }
   return Object.keys(filter).length === 0 ? undefined : filter;
 }
 

@@ -87,3 +87,17 @@ describe("extraction (AC-03, AC-05)", () => {
     await mem.close();
   });
 });
+
+describe("injected context is never re-learned", () => {
+  it("a degraded add keeps the user's words but not the memory block", async () => {
+    const mem = await MemoryStore.open(":memory:", { extractor: new FlakyExtractor() });
+    const prompt = "<moomem-context>\n- 2 days ago: I'm allergic to peanuts\n</moomem-context>\nplease book the sushi place";
+    await mem.add("u1", prompt);
+    const [entry] = await mem.list("u1");
+    expect(entry!.content).toBe("please book the sushi place");
+    expect((await mem.add("u1", "<moomem-context>\n- old memory\n</moomem-context>")).inserted).toBe(0);
+    expect(await mem.list("u1")).toHaveLength(1);
+    await rejectsWith(mem.recall("u1", "x", { since: 10, until: 5 }), "INVALID_ARGUMENT");
+    await mem.close();
+  });
+});
