@@ -5,6 +5,7 @@ import { IndexedDbBackend } from "./persistence/indexeddb-backend.ts";
 
 export * from "./index.ts";
 export { IndexedDbBackend } from "./persistence/indexeddb-backend.ts";
+export type { IndexedDbBackendOptions } from "./persistence/indexeddb-backend.ts";
 
 /**
  * {@link CoreStore} whose `open(name)` keeps the store in IndexedDB (database
@@ -19,6 +20,7 @@ export { IndexedDbBackend } from "./persistence/indexeddb-backend.ts";
  */
 export class MemoryStore extends CoreStore {
   static override open(path: string, options?: OpenOptions): Promise<CoreStore> {
-    return CoreStore.openWith(path, options, (name, o) => new IndexedDbBackend(name, { readOnly: o.readOnly }));
+    // sync "always" waits for the browser's flush to disk; "interval"/"none" accept the relaxed guarantee.
+    return CoreStore.openWith(path, options, (name, o) => new IndexedDbBackend(name, { readOnly: o.readOnly, durability: o.sync === "always" ? "strict" : "relaxed" }));
   }
 }

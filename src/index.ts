@@ -40,6 +40,7 @@ export type {
 } from "./types.ts";
 export { SystemClock, FixedClock } from "./clock.ts";
 export { HashingEmbedder } from "./embedding/hashing-embedder.ts";
+export type { HashingEmbedderOptions } from "./embedding/hashing-embedder.ts";
 export { RawExtractor } from "./ingest/raw-extractor.ts";
 export { SimilarityJudge } from "./ingest/similarity-judge.ts";
 export type { JudgeCandidate } from "./ingest/similarity-judge.ts";
@@ -55,6 +56,6 @@ export type {
 export { tokenize } from "./text/tokenizer.ts";
 export { buildProfile } from "./store/profile.ts";
 export type { UserProfile, ProfileSlot, ProfileFact } from "./store/profile.ts";
-export { formatContext } from "./context/format-context.ts";
+export { formatContext, relativeTime } from "./context/format-context.ts";
 export type { FormatContextOptions, ContextStyle, ContextMemory } from "./context/format-context.ts";
 export { MEMORY_CONTEXT_OPEN, MEMORY_CONTEXT_CLOSE, stripMemoryContext } from "./text/context-markers.ts";
