@@ -55,8 +55,8 @@ async function readProcStat(fs: FileSystem, pid: number): Promise<{ state: strin
   try {
     stat = await fs.readFile(`/proc/${pid}/stat`);
   } catch (error) {
-    // No /proc (macOS, Windows, hidepid): fall back to pid-only liveness.
-    if (errorCode(error) !== undefined) return null;
+    // No /proc (macOS, Windows, hidepid, a Deno run without --allow-read=/proc): fall back to pid-only liveness.
+    if (procUnreadable(error)) return null;
     throw error;
   }
   const text = stat === null ? null : decodeUtf8(stat);
@@ -67,6 +67,13 @@ async function readProcStat(fs: FileSystem, pid: number): Promise<{ state: strin
   const startTime = fields[19];
   if (state === undefined || startTime === undefined || !/^\d+$/.test(startTime)) return null;
   return { state, startTime };
+}
+
+/** An errno failure, or Deno's permission refusal (it carries no errno code). */
+function procUnreadable(error: unknown): boolean {
+  if (errorCode(error) !== undefined) return true;
+  const name = error instanceof Error ? error.name : "";
+  return name === "NotCapable" || name === "PermissionDenied";
 }
 
 /**
@@ -81,7 +88,7 @@ export async function processStartToken(fs: FileSystem, pid: number): Promise<st
   try {
     boot = await fs.readFile("/proc/sys/kernel/random/boot_id");
   } catch (error) {
-    if (errorCode(error) !== undefined) return null;
+    if (procUnreadable(error)) return null;
     throw error;
   }
   if (boot === null) return null;

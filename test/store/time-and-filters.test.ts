@@ -180,7 +180,11 @@ describe("filters stay inside one user (property)", () => {
       metadata: fc.constantFrom(...agents).map((agent): Metadata => ({ agent })),
     },
     { requiredKeys: [] },
-  );
+  ).map((f) => {
+    // since after until is refused (test/store/extraction.test.ts); keep the window well-formed here
+    if (f.since !== undefined && f.until !== undefined && f.since > f.until) return { ...f, since: f.until, until: f.since };
+    return f;
+  });
 
   const matches = (e: MemoryEntry, f: { since?: number; until?: number; kind?: EntryKind; metadata?: Metadata }): boolean =>
     (f.since === undefined || e.createdAt >= f.since) &&
