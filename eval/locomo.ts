@@ -1,6 +1,6 @@
 // `npm run eval`: LoCoMo retrieval through MemoryStore.recall, per shared/data/locomo/PROTOCOL.md; writes docs/eval/locomo.{md,svg}.
 //
-// Usage: tsx eval/locomo.ts [--data <locomo.json>] [--dated] [--rrf-k N] [--candidates N]
+// Usage: tsx eval/locomo.ts [--data <locomo.json>] [--dated] [--rrf-k N] [--vector-weight W] [--candidates N]
 //                           [--save <per-question.json>] [--no-report] [--quiet]
 // The data is read where it lies (CC BY-NC 4.0): never copy it into this repository.
 
@@ -173,6 +173,31 @@ export function renderReport(run: LocomoRun, command: string): string {
     lines.push(`**PRD target** (hybrid AnyHit@5 ≥ 1.15 × keyword-only): ratio **${c5.ratio.toFixed(3)}** (95 % CI ${c5.ratioLow.toFixed(3)}–${c5.ratioHigh.toFixed(3)}) — ${met ? (c5.ratioLow >= 1.15 ? "met, and the whole interval clears 1.15" : "met on the point estimate; the interval still reaches below 1.15") : "not met"}.`);
     lines.push("");
   }
+  if (run.results["keyword"] !== undefined && run.results["vector"] !== undefined) {
+    const kw = headline(run.results["keyword"]);
+    const ve = headline(run.results["vector"]);
+    lines.push("### How much the two routes could add to each other");
+    lines.push("");
+    lines.push("Questions (categories 1–4) whose gold turn is in the top k of each route alone. \"Either\" is what an oracle would reach that picks, per question, whichever route's top k holds a gold turn: an optimistic ceiling for fusing the two. When it is close to keyword-only, the vector route has little to contribute, whatever the fusion.");
+    lines.push("");
+    lines.push("| k | both | keyword only | vector only | neither | either (oracle) | either / keyword |");
+    lines.push("|--:|--:|--:|--:|--:|--:|--:|");
+    for (const k of ["1", "5", "10"]) {
+      let both = 0;
+      let onlyK = 0;
+      let onlyV = 0;
+      kw.forEach((r, i) => {
+        const a = r.anyHit[k] === 1;
+        const b = ve[i]!.anyHit[k] === 1;
+        if (a && b) both++;
+        else if (a) onlyK++;
+        else if (b) onlyV++;
+      });
+      const n = kw.length;
+      lines.push(`| ${k} | ${both} | ${onlyK} | ${onlyV} | ${n - both - onlyK - onlyV} | ${pct((both + onlyK + onlyV) / n)} | ${((both + onlyK + onlyV) / (both + onlyK)).toFixed(3)} |`);
+    }
+    lines.push("");
+  }
   lines.push("![AnyHit@5 per category and mode](locomo.svg)");
   lines.push("");
   lines.push("## Per category");
@@ -248,6 +273,7 @@ function parseArgs(argv: string[]): { options: LocomoOptions; save?: string; rep
     if (arg === "--data") options.data = value();
     else if (arg === "--dated") options.dated = true;
     else if (arg === "--rrf-k") store.rrfK = Number(value());
+    else if (arg === "--vector-weight") store.vectorWeight = Number(value());
     else if (arg === "--candidates") store.candidates = Number(value());
     else if (arg === "--save") save = value();
     else if (arg === "--no-report") report = false;

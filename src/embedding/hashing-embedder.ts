@@ -2,6 +2,7 @@
 
 import { MoomemError } from "../errors.ts";
 import { forEachToken } from "../text/tokenizer.ts";
+import { ENGLISH_STOP_WORDS } from "../text/stop-words.ts";
 import type { Embedder } from "../types.ts";
 
 /** Options of {@link HashingEmbedder}. */
@@ -23,8 +24,12 @@ const MAX_DIM = 4096;
  */
 const SUBWORD_WEIGHT = 2;
 
-/** Words shorter than this get no 3-grams: mostly function words (LoCoMo dev hybrid AnyHit@5 +2 points). */
-const MIN_GRAM_WORD_CHARS = 4;
+/**
+ * Words shorter than this get no 3-grams. v1 used 4, to keep function words from weighing in through
+ * their grams; v2 gives stop words no grams at all, so 3-letter content words ("art", "dog") can have
+ * them: LoCoMo dev vector-only AnyHit@5 30.8 → 38.4 % for the two together (docs/eval/tuning.md).
+ */
+const MIN_GRAM_WORD_CHARS = 3;
 
 const HAS_LETTER = /\p{L}/u;
 
@@ -37,7 +42,8 @@ const SUBWORD_SEED = 0x73756231;
  *
  * Features: every token of `tokenize()` except the segmenter's CJK dictionary words (ICU versions
  * disagree on those, and a vector stored by one runtime must match a query embedded by another), plus
- * sub-words: 3-grams of each word of ≥ 4 characters with a letter, between `<` `>` boundary marks, and each character of a
+ * sub-words: 3-grams of each word of ≥ 3 characters with a letter that is not a stop word
+ * ({@link ENGLISH_STOP_WORDS}), between `<` `>` boundary marks, and each character of a
  * CJK run. Each feature adds ±weight·√tf to one bucket (bucket and sign from a 32-bit FNV-1a hash with
  * a murmur3 finaliser); the vector is then L2-normalised. √ rather than 1 + ln(tf) because IEEE 754
  * requires `Math.sqrt` to be exact while `Math.log` may differ in its last bit between engines: the same
@@ -64,7 +70,8 @@ export class HashingEmbedder implements Embedder {
       );
     }
     this.dim = dim;
-    this.id = `hashing-v1/${dim}`;
+    // v2: stemmed words (tokenizer), no sub-words for stop words, 3-grams from 3-letter words on.
+    this.id = `hashing-v2/${dim}`;
   }
 
   /** Embeds each text; one unit-length (or zero) vector of length `dim` per text. */
@@ -97,7 +104,8 @@ export class HashingEmbedder implements Embedder {
         return;
       }
       tokens.add(hashString(token, TOKEN_SEED));
-      if (kind === "word") countTrigrams(subwords, token);
+      // A stop word is one feature: its grams would let "what" or "have" outweigh a topic word.
+      if (kind === "word" && !ENGLISH_STOP_WORDS.has(token)) countTrigrams(subwords, token);
     });
     const sums = new Float64Array(this.dim);
     tokens.addTo(sums, 1);
@@ -184,7 +192,7 @@ class FeatureCounts {
 
 const SURROGATE = /[\ud800-\udfff]/;
 
-/** Counts the 3-grams of `<word>` when the word has ≥ 4 characters and a letter. */
+/** Counts the 3-grams of `<word>` when the word has ≥ {@link MIN_GRAM_WORD_CHARS} characters and a letter. */
 function countTrigrams(subwords: FeatureCounts, word: string): void {
   if (word.length < MIN_GRAM_WORD_CHARS || !HAS_LETTER.test(word)) return;
   if (SURROGATE.test(word)) {

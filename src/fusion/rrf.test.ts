@@ -50,7 +50,44 @@ describe("fuseRrf", () => {
     expect(() => fuseRrf([[1], 2 as unknown as number[]], 60)).toThrow(/route 1 must be an array/);
   });
 
+  it("weights each route's votes: score = Σ weight / (k + rank)", () => {
+    expect(fuseRrf([[7, 3], [3, 9]], 5, [0.1, 1])).toEqual([
+      { doc: 3, score: 1 / 6 + 0.1 / 7, ranks: [2, 1] },
+      { doc: 9, score: 1 / 7, ranks: [undefined, 2] },
+      { doc: 7, score: 0.1 / 6, ranks: [1, undefined] },
+    ]);
+    // A weight of 0 keeps the route's ranks but gives it no say.
+    expect(fuseRrf([[1, 2], [2, 1]], 60, [0, 1]).map((f) => [f.doc, f.ranks])).toEqual([[2, [2, 1]], [1, [1, 2]]]);
+  });
+
+  it("rejects weights that are not one finite number ≥ 0 per route", () => {
+    expect(() => fuseRrf([[1], [2]], 60, [1])).toThrow(/one number per route/);
+    expect(() => fuseRrf([[1], [2]], 60, [1, -0.5])).toThrow(/weights\[1\]/);
+    expect(() => fuseRrf([[1], [2]], 60, [1, Number.NaN])).toThrow(MoomemError);
+    expect(() => fuseRrf([[1]], 60, "1" as unknown as number[])).toThrow(MoomemError);
+  });
+
   const route = fc.uniqueArray(fc.integer({ min: 0, max: 15 }), { maxLength: 12 });
+  const weight = fc.double({ min: 0, max: 4, noNaN: true });
+
+  it("gives bit-identical scores with all weights 1 and with no weights", () => {
+    fc.assert(
+      fc.property(fc.array(route, { maxLength: 4 }), fc.integer({ min: 0, max: 100 }), (routes, k) => {
+        expect(fuseRrf(routes, k, routes.map(() => 1))).toEqual(fuseRrf(routes, k));
+      }),
+    );
+  });
+
+  it("swapping two weighted routes (with their weights) swaps their ranks and changes nothing else", () => {
+    fc.assert(
+      fc.property(route, route, weight, weight, fc.integer({ min: 0, max: 100 }), (a, b, wa, wb, k) => {
+        const ab = fuseRrf([a, b], k, [wa, wb]);
+        const ba = fuseRrf([b, a], k, [wb, wa]);
+        expect(ba.map((f) => [f.doc, f.score])).toEqual(ab.map((f) => [f.doc, f.score]));
+        expect(ba.map((f) => f.ranks)).toEqual(ab.map((f) => [f.ranks[1], f.ranks[0]]));
+      }),
+    );
+  });
 
   it("swapping two routes swaps their ranks and changes nothing else", () => {
     fc.assert(

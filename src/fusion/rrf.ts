@@ -26,10 +26,18 @@ export interface FusedDoc {
  * //  { doc: 9, score: 1/62, ranks: [undefined, 2] }]
  * ```
  */
-export function fuseRrf(routes: ReadonlyArray<readonly number[]>, k: number): FusedDoc[] {
+export function fuseRrf(routes: ReadonlyArray<readonly number[]>, k: number, weights?: readonly number[]): FusedDoc[] {
   if (!Array.isArray(routes)) throw invalidArgument(`fuseRrf: routes must be an array of doc arrays, got ${typeof routes}.`);
   if (typeof k !== "number" || !Number.isFinite(k) || k < 0) {
     throw invalidArgument(`fuseRrf: k must be a finite number ≥ 0 (60 is usual), got ${String(k)}.`);
+  }
+  if (weights !== undefined) {
+    if (!Array.isArray(weights) || weights.length !== routes.length) {
+      throw invalidArgument(`fuseRrf: weights must be an array with one number per route (${routes.length}), got ${Array.isArray(weights) ? `${weights.length} numbers` : typeof weights}.`);
+    }
+    weights.forEach((w, i) => {
+      if (typeof w !== "number" || !Number.isFinite(w) || w < 0) throw invalidArgument(`fuseRrf: weights[${i}] must be a finite number ≥ 0, got ${String(w)}.`);
+    });
   }
   const ranksOf = new Map<number, Array<number | undefined>>();
   for (let route = 0; route < routes.length; route++) {
@@ -47,9 +55,13 @@ export function fuseRrf(routes: ReadonlyArray<readonly number[]>, k: number): Fu
   }
   const fused: FusedDoc[] = [];
   for (const [doc, ranks] of ranksOf) {
-    const present = ranks.filter((rank): rank is number => rank !== undefined).sort((x, y) => x - y);
+    const terms: number[] = [];
+    ranks.forEach((rank, route) => {
+      if (rank !== undefined) terms.push((weights?.[route] ?? 1) / (k + rank));
+    });
+    terms.sort((x, y) => y - x);
     let score = 0;
-    for (const rank of present) score += 1 / (k + rank);
+    for (const term of terms) score += term;
     fused.push({ doc, score, ranks });
   }
   fused.sort((x, y) => y.score - x.score || y.doc - x.doc);

@@ -116,7 +116,7 @@ describe("moomem CLI: every command", () => {
     const [stats, statsHuman, reembed] = await Promise.all([runMoomem([...dir, "--json", "stats"]), runMoomem([...dir, "stats"]), runMoomem([...dirArgs("scenario-en"), "reembed"])]);
     expect(jsonOf<StoreStats>(stats)).toMatchObject({ total: 2, active: 0, deleted: 2, users: 1, extractorMode: "raw", formatVersion: 2 });
     expect(expectOk(statsHuman).stdout).toMatch(/^store\s+.*commands\nentries\s+2\n {2}active\s+0\n/);
-    expect(expectOk(reembed).stdout).toBe("2 entries now hold vectors of hashing-v1/256 (256 dims)\n");
+    expect(expectOk(reembed).stdout).toBe("2 entries now hold vectors of hashing-v2/256 (256 dims)\n");
     // Purged when the forget command closed the store: the snapshot it wrote and the new journal hold no content.
     const folder = join(temp, "commands", "moomem");
     const current = [`slot${readFileSync(join(folder, "head"), "utf8").trim()}.jsonl`, ...readdirSync(folder).filter((f) => f.startsWith("journal."))];

@@ -66,8 +66,10 @@ describe("examples", () => {
     const lines = out.split("\n");
     expect(lines[0]).toBe('recall "Can I eat peanuts?" (first process):');
     expect(lines[1]).toMatch(/^ {2}0\.\d{4} {2}I'm allergic to peanuts$/);
-    expect(lines[3]).toBe("recall after close and reopen:");
-    expect(lines[4]).toBe(lines[1]);
+    // topK is 2, but a second hit appears only if the vector route finds one with cosine > 0.
+    const reopened = lines.indexOf("recall after close and reopen:");
+    expect(reopened === 2 || reopened === 3).toBe(true);
+    expect(lines.slice(reopened + 1, reopened + reopened)).toEqual(lines.slice(1, reopened));
     expect(out).toContain("same answer after reopening: yes\n");
     const folder = /bytes in (\S+)\/moomem\n/.exec(out)?.[1];
     expect(folder).toBeDefined();
