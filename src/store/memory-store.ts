@@ -71,8 +71,15 @@ export interface OpenOptions {
   syncIntervalMs?: number;
   /** Open without the writer lock, for inspection while another process writes. Writes then throw `READ_ONLY`... see docs. */
   readOnly?: boolean;
-  /** RRF constant k (default 60). */
+  /** RRF constant k (default 60; 5 with the built-in `HashingEmbedder`, see `vectorWeight`). */
   rrfK?: number;
+  /**
+   * Weight of the vector route in RRF, the keyword route weighing 1 (default 1; 0.1 with the built-in
+   * `HashingEmbedder`). The hashing vectors see the same words BM25 sees, so on LoCoMo an equal vote
+   * only blurs BM25's better order (hybrid 9 points below keyword-only); at 0.1 and k 5 they break ties
+   * and fill in when few keywords match (docs/eval/tuning.md). A semantic embedder earns an equal vote.
+   */
+  vectorWeight?: number;
   /** Candidates taken from each route before fusion (default `min(50, max(20, 2·topK))`, at least topK). */
   candidates?: number;
   /** Similarity at which the default judge replaces an old fact (default 0.82). */
@@ -157,7 +164,7 @@ export interface ForgetOptions {
 
 const OPEN_KEYS = [
   "embedder", "extractor", "judge", "backend", "clock", "sync", "syncIntervalMs", "readOnly",
-  "rrfK", "candidates", "supersedeThreshold", "maxContentChars", "compactAfterBytes", "reembed",
+  "rrfK", "vectorWeight", "candidates", "supersedeThreshold", "maxContentChars", "compactAfterBytes", "reembed",
 ] as const;
 const JUDGE_CANDIDATES_PER_ROUTE = 8;
 /** Judging skips the configured judge when extraction already used its retry (2 model calls per add at most). */
@@ -175,6 +182,7 @@ interface IngestContext {
 
 interface Settings {
   rrfK: number;
+  vectorWeight: number;
   candidates: number | undefined;
   maxContentChars: number;
 }
@@ -288,8 +296,10 @@ export class MemoryStore {
     const syncIntervalMs = o["syncIntervalMs"] === undefined ? 100 : checkIntegerIn(o["syncIntervalMs"], "open: syncIntervalMs", 1, 3_600_000);
     const readOnly = o["readOnly"] ?? false;
     if (typeof readOnly !== "boolean") throw invalidArgument(`open: readOnly must be true or false, got ${describe(readOnly)}`);
+    const lexical = embedder instanceof HashingEmbedder;
     const settings: Settings = {
-      rrfK: o["rrfK"] === undefined ? 60 : checkNumberIn(o["rrfK"], "open: rrfK", 1, 10_000),
+      rrfK: o["rrfK"] === undefined ? (lexical ? 5 : 60) : checkNumberIn(o["rrfK"], "open: rrfK", 1, 10_000),
+      vectorWeight: o["vectorWeight"] === undefined ? (lexical ? 0.1 : 1) : checkNumberIn(o["vectorWeight"], "open: vectorWeight", 0, 100),
       candidates: o["candidates"] === undefined ? undefined : checkIntegerIn(o["candidates"], "open: candidates", 1, 10_000),
       maxContentChars: o["maxContentChars"] === undefined ? 8192 : checkIntegerIn(o["maxContentChars"], "open: maxContentChars", 16, 10_000_000),
     };
@@ -569,7 +579,7 @@ export class MemoryStore {
     const vectorDocs = mode !== "keyword" && queryVector !== null ? shard.vectors.search(queryVector, k).map((h) => h.doc).filter(keep).slice(0, depth) : [];
     const keywordDocs = mode !== "vector" && tokens.length > 0 ? shard.keywords.search(tokens, k).map((h) => h.doc).filter(keep).slice(0, depth) : [];
     routes.push(vectorDocs, keywordDocs);
-    const fused = fuseRrf(routes, this.#settings.rrfK).slice(0, topK);
+    const fused = fuseRrf(routes, this.#settings.rrfK, [this.#settings.vectorWeight, 1]).slice(0, topK);
     return fused.map((f) => toRecallHit(this.#state.bySeq(f.doc)!, f.score, f.ranks[0], f.ranks[1], degraded));
   }
 

@@ -15,7 +15,8 @@ describe("add and recall", () => {
     expect(hits[0]!.id).toBe(summary.facts[0]!.id);
     expect(hits[0]!.keywordRank).toBe(1);
     expect(hits[0]!.vectorRank).toBe(1);
-    expect(hits[0]!.score).toBeCloseTo(2 / 61, 10);
+    // The default HashingEmbedder's fusion: keyword weight 1, vector weight 0.1, rrfK 5 (docs/eval/tuning.md).
+    expect(hits[0]!.score).toBeCloseTo(1 / 6 + 0.1 / 6, 10);
     expect(hits[0]).not.toHaveProperty("embedding");
     await mem.close();
   });
