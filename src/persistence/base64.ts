@@ -6,13 +6,24 @@ for (let i = 0; i < ALPHABET.length; i++) LOOKUP[ALPHABET.charCodeAt(i)] = i;
 
 const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
+// Two base64 characters per 12 bits: halves the work of the encoder's inner loop.
+let pairs: string[] | undefined;
+function pairTable(): string[] {
+  if (pairs === undefined) {
+    pairs = new Array<string>(4096);
+    for (let i = 0; i < 4096; i++) pairs[i] = ALPHABET[i >> 6]! + ALPHABET[i & 63]!;
+  }
+  return pairs;
+}
+
 /** Encodes bytes as standard base64 (with padding). */
 export function bytesToBase64(bytes: Uint8Array): string {
+  const table = pairTable();
   let out = "";
   let i = 0;
   for (; i + 2 < bytes.length; i += 3) {
     const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
-    out += ALPHABET[n >> 18]! + ALPHABET[(n >> 12) & 63]! + ALPHABET[(n >> 6) & 63]! + ALPHABET[n & 63]!;
+    out += table[n >> 12]! + table[n & 4095]!;
   }
   const rest = bytes.length - i;
   if (rest === 1) {
@@ -27,22 +38,33 @@ export function bytesToBase64(bytes: Uint8Array): string {
 
 /** Decodes standard base64; returns null when the text is not valid base64. */
 export function base64ToBytes(text: string): Uint8Array | null {
-  if (text.length % 4 !== 0) return null;
+  const length = text.length;
+  if (length % 4 !== 0) return null;
   let pad = 0;
-  if (text.endsWith("==")) pad = 2;
-  else if (text.endsWith("=")) pad = 1;
-  const out = new Uint8Array((text.length / 4) * 3 - pad);
+  if (length > 0 && text.charCodeAt(length - 1) === 61) pad = text.charCodeAt(length - 2) === 61 ? 2 : 1;
+  const out = new Uint8Array((length / 4) * 3 - pad);
+  const full = pad === 0 ? length : length - 4;
   let o = 0;
-  for (let i = 0; i < text.length; i += 4) {
-    const a = sextet(text, i);
-    const b = sextet(text, i + 1);
-    const c = text[i + 2] === "=" && i + 4 === text.length ? 0 : sextet(text, i + 2);
-    const d = text[i + 3] === "=" && i + 4 === text.length ? 0 : sextet(text, i + 3);
-    if (a < 0 || b < 0 || c < 0 || d < 0) return null;
+  for (let i = 0; i < full; i += 4) {
+    const a = LOOKUP[text.charCodeAt(i) & 127]!;
+    const b = LOOKUP[text.charCodeAt(i + 1) & 127]!;
+    const c = LOOKUP[text.charCodeAt(i + 2) & 127]!;
+    const d = LOOKUP[text.charCodeAt(i + 3) & 127]!;
+    // A character outside the alphabet (or above 127) maps to -1 or is caught by the range check.
+    if ((a | b | c | d) < 0 || (text.charCodeAt(i) | text.charCodeAt(i + 1) | text.charCodeAt(i + 2) | text.charCodeAt(i + 3)) > 127) return null;
     const n = (a << 18) | (b << 12) | (c << 6) | d;
-    if (o < out.length) out[o++] = n >> 16;
-    if (o < out.length) out[o++] = (n >> 8) & 255;
-    if (o < out.length) out[o++] = n & 255;
+    out[o++] = n >> 16;
+    out[o++] = (n >> 8) & 255;
+    out[o++] = n & 255;
+  }
+  if (pad > 0) {
+    const a = sextet(text, full);
+    const b = sextet(text, full + 1);
+    const c = pad === 2 ? 0 : sextet(text, full + 2);
+    if (a < 0 || b < 0 || c < 0) return null;
+    const n = (a << 18) | (b << 12) | (c << 6);
+    out[o++] = n >> 16;
+    if (pad === 1) out[o++] = (n >> 8) & 255;
   }
   return out;
 }
@@ -64,6 +86,7 @@ export function vectorToBase64(vector: Float32Array): string {
 export function base64ToVector(text: string): Float32Array | null {
   const bytes = base64ToBytes(text);
   if (bytes === null || bytes.length % 4 !== 0) return null;
+  if (littleEndian) return new Float32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const out = new Float32Array(bytes.length / 4);
   for (let i = 0; i < out.length; i++) out[i] = view.getFloat32(i * 4, true);
