@@ -20,17 +20,9 @@ export function toPublicEntry(record: EntryRecord): MemoryEntry {
 }
 
 export function toRecallHit(record: EntryRecord, score: number, vectorRank: number | undefined, keywordRank: number | undefined, degraded: boolean): RecallHit {
-  const hit: RecallHit = {
-    id: record.id,
-    userId: record.userId,
-    content: record.content,
-    kind: record.kind,
-    status: record.status,
-    createdAt: record.createdAt,
-    metadata: structuredClone(record.metadata),
-    score,
-  };
-  if (record.key !== undefined) hit.key = record.key;
+  // A hit shows the entry's public fields except its bookkeeping (seq, updatedAt; supersededBy never applies to a live entry).
+  const { seq: _seq, updatedAt: _updated, supersededBy: _by, ...entry } = toPublicEntry(record);
+  const hit: RecallHit = { ...entry, score };
   if (vectorRank !== undefined) hit.vectorRank = vectorRank;
   if (keywordRank !== undefined) hit.keywordRank = keywordRank;
   if (degraded) hit.degraded = true;
