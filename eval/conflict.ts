@@ -1,0 +1,213 @@
+// `npm run eval:conflict`: supersede accuracy and false-supersede rate of the default judge, with and without slot keys.
+//
+// Usage: tsx eval/conflict.ts [--no-report] [--verbose]
+// Each case runs in a fresh store: the user's background facts, then the old fact, then the new one.
+
+import { mkdirSync, writeFileSync } from "node:fs";
+import { MemoryStore } from "../src/store/memory-store.ts";
+import { FixedClock } from "../src/clock.ts";
+import { RawExtractor } from "../src/ingest/raw-extractor.ts";
+import type { ConflictJudge, ExtractedFact, Extractor, MemoryEntry, Verdict } from "../src/types.ts";
+import { SimilarityJudge, type JudgeCandidate } from "../src/ingest/similarity-judge.ts";
+import { BACKGROUND, CHANGES, LOOKALIKES, type ConflictCase, type Fact } from "./conflict-cases.ts";
+
+/**
+ * Stands in for an LLM extractor: returns each known sentence as one fact with the slot key a model
+ * would give it. Unknown text is a bug in the case table, so it throws.
+ */
+export class ScriptedKeyExtractor implements Extractor {
+  readonly mode: string = "scripted-keys";
+  readonly #keys = new Map<string, string>();
+
+  constructor(facts: Iterable<Fact>) {
+    for (const fact of facts) this.#keys.set(fact.text, fact.key);
+  }
+
+  extract(_userId: string, input: string | readonly { role: string; content: string }[]): Promise<ExtractedFact[]> {
+    if (typeof input !== "string") return Promise.reject(new Error("the scripted extractor takes text only"));
+    const key = this.#keys.get(input);
+    if (key === undefined) return Promise.reject(new Error(`no scripted key for ${JSON.stringify(input)}`));
+    return Promise.resolve([{ content: input, kind: "fact", key }]);
+  }
+}
+
+/**
+ * The default judge as it was before the containment rule (threshold on similarity alone), kept here
+ * so the report can show before and after on the same cases.
+ */
+class ThresholdOnlyJudge implements ConflictJudge {
+  readonly name: string = "similarity-before";
+  readonly #inner = new SimilarityJudge();
+
+  judge(fact: ExtractedFact & { embedding?: Float32Array }, candidates: JudgeCandidate[]): Promise<Verdict[]> {
+    return Promise.resolve(
+      candidates.map((c) => {
+        if (fact.key !== undefined && c.key !== undefined) return this.#inner.judgeOne(fact, c);
+        const sim = this.#inner.similarity(fact, c);
+        const decision = sim >= 0.82 ? "replace" : sim >= 0.67 ? "coexist" : "ignore";
+        return { id: c.id, decision };
+      }),
+    );
+  }
+}
+
+export type Outcome = "replaced" | "coexist" | "kept-apart" | "wrong-replace";
+
+export interface CaseResult {
+  index: number;
+  kind: "change" | "lookalike";
+  lang: "en" | "zh";
+  topic: string;
+  held: boolean;
+  outcome: Outcome;
+}
+
+export interface Setup {
+  name: string;
+  keys: boolean;
+  judge?: ConflictJudge;
+}
+
+function allFacts(): Fact[] {
+  return [...CHANGES, ...LOOKALIKES].flatMap((x) => [x.old, x.new]).concat(BACKGROUND.en, BACKGROUND.zh);
+}
+
+/** Runs one case: background, old, new; then reads what became of each entry. */
+export async function runCase(setup: Setup, kase: ConflictCase): Promise<Outcome> {
+  const extractor = setup.keys ? new ScriptedKeyExtractor(allFacts()) : new RawExtractor();
+  const mem = await MemoryStore.open(":memory:", { extractor, clock: new FixedClock(Date.UTC(2025, 0, 1)), ...(setup.judge ? { judge: setup.judge } : {}) });
+  try {
+    for (const fact of BACKGROUND[kase.lang]) await mem.add("u", fact.text);
+    const oldId = (await mem.add("u", kase.old.text)).facts[0]!.id;
+    const newId = (await mem.add("u", kase.new.text)).facts[0]!.id;
+    const entries = await mem.list("u");
+    const byId = new Map(entries.map((e) => [e.id, e] as [string, MemoryEntry]));
+    const old = byId.get(oldId)!;
+    const added = byId.get(newId)!;
+    const others = entries.filter((e) => e.id !== oldId && e.id !== newId);
+    if (others.some((e) => e.status === "superseded") || added.status === "superseded") return "wrong-replace";
+    if (old.status === "superseded") return old.supersededBy === newId ? "replaced" : "wrong-replace";
+    const conflict = added.metadata["conflict"];
+    return Array.isArray(conflict) && conflict.includes(oldId) ? "coexist" : "kept-apart";
+  } finally {
+    await mem.close();
+  }
+}
+
+export async function runSetup(setup: Setup): Promise<CaseResult[]> {
+  const out: CaseResult[] = [];
+  for (const [kind, cases] of [["change", CHANGES], ["lookalike", LOOKALIKES]] as const) {
+    for (let i = 0; i < cases.length; i++) {
+      const kase = cases[i]!;
+      out.push({ index: i, kind, lang: kase.lang, topic: kase.topic, held: i % 2 === 1, outcome: await runCase(setup, kase) });
+    }
+  }
+  return out;
+}
+
+export interface Rates {
+  changes: number;
+  accuracy: number;
+  lookalikes: number;
+  falseSupersede: number;
+  coexistFlags: number;
+}
+
+export function rates(results: readonly CaseResult[]): Rates {
+  const changes = results.filter((r) => r.kind === "change");
+  const looks = results.filter((r) => r.kind === "lookalike");
+  return {
+    changes: changes.length,
+    accuracy: changes.filter((r) => r.outcome === "replaced").length / Math.max(1, changes.length),
+    lookalikes: looks.length,
+    falseSupersede: looks.filter((r) => r.outcome === "replaced" || r.outcome === "wrong-replace").length / Math.max(1, looks.length),
+    coexistFlags: looks.filter((r) => r.outcome === "coexist").length / Math.max(1, looks.length),
+  };
+}
+
+const pct = (v: number): string => `${(100 * v).toFixed(1)} %`;
+
+function rateRows(name: string, results: readonly CaseResult[]): string[] {
+  const rows: string[] = [];
+  const slices: Array<[string, (r: CaseResult) => boolean]> = [
+    ["all", () => true],
+    ["English", (r) => r.lang === "en"],
+    ["Chinese", (r) => r.lang === "zh"],
+    ["design half (even)", (r) => !r.held],
+    ["held-out half (odd)", (r) => r.held],
+  ];
+  for (const [label, keep] of slices) {
+    const r = rates(results.filter(keep));
+    rows.push(`| ${name} | ${label} | ${r.changes} | ${pct(r.accuracy)} | ${r.lookalikes} | ${pct(r.falseSupersede)} | ${pct(r.coexistFlags)} |`);
+  }
+  return rows;
+}
+
+export function renderReport(setups: ReadonlyArray<{ setup: Setup; results: CaseResult[] }>, extra: string[]): string {
+  const lines: string[] = [];
+  lines.push("# Conflict handling: supersede accuracy and false supersedes");
+  lines.push("");
+  lines.push("Generated by `npm run eval:conflict` (`eval/conflict.ts`, cases in `eval/conflict-cases.ts`).");
+  lines.push("");
+  lines.push(`${CHANGES.length} fact-change cases (a move, a job change, a diet change, a renamed pet, …; ${CHANGES.filter((x) => x.lang === "en").length} English, ${CHANGES.filter((x) => x.lang === "zh").length} Chinese) where the new fact must replace the old, and ${LOOKALIKES.length} look-alike pairs (my sister / my brother lives in Paris, I live / I work in Berlin, …; ${LOOKALIKES.filter((x) => x.lang === "en").length} English, ${LOOKALIKES.filter((x) => x.lang === "zh").length} Chinese) where both must stay. Each case runs in a fresh store holding ${BACKGROUND.en.length} background facts of the same user, then the old fact, then the new one, with the default \`SimilarityJudge\` (threshold 0.82).`);
+  lines.push("");
+  lines.push("- **with keys**: a scripted extractor returns each sentence as one fact with the slot key an LLM extractor would give (`home_city`, `sister_city`, …): what the judge does with `LlmExtractor`.");
+  lines.push("- **no keys**: the offline default `RawExtractor`: the judge has only the text (similarity).");
+  lines.push("");
+  lines.push("**Supersede accuracy**: change cases where the old fact ended superseded by the new one (and nothing else was). **False-supersede rate**: look-alike pairs where anything was superseded. *Coexist flagged*: look-alikes the judge marked as a possible conflict (both stay active, `metadata.conflict`). Targets: accuracy ≥ 80 %, false supersedes ≤ 5 %. Cases at even positions were used to design judge changes; odd ones are held out.");
+  lines.push("");
+  lines.push("| setup | slice | change cases | supersede accuracy | look-alikes | false-supersede rate | coexist flagged |");
+  lines.push("|---|---|--:|--:|--:|--:|--:|");
+  for (const { setup, results } of setups) lines.push(...rateRows(setup.name, results));
+  lines.push("");
+  lines.push(...extra);
+  lines.push("## Per case");
+  lines.push("");
+  const names = setups.map((s) => s.setup.name);
+  lines.push(`| kind | # | lang | topic | old → new | ${names.join(" | ")} |`);
+  lines.push(`|---|--:|---|---|---|${names.map(() => "---").join("|")}|`);
+  const base = setups[0]!.results;
+  base.forEach((r, i) => {
+    const kase = (r.kind === "change" ? CHANGES : LOOKALIKES)[r.index]!;
+    lines.push(`| ${r.kind} | ${r.index}${r.held ? " (held)" : ""} | ${r.lang} | ${kase.topic} | ${kase.old.text} → ${kase.new.text} | ${setups.map((s) => s.results[i]!.outcome).join(" | ")} |`);
+  });
+  lines.push("");
+  return lines.join("\n");
+}
+
+const FINDINGS = [
+  "## What the numbers say",
+  "",
+  "- **With keys the default judge does what it should**: every change is replaced, no look-alike is. The key decides; similarity is not consulted between different keys. This is the path with `LlmExtractor` (or any extractor that returns keys).",
+  "- **Without keys, similarity cannot find changes**: \"I live in Beijing\" and \"I live in Shenzhen now\" are not similar enough (42 of 44 changes score below the 0.82 threshold), and no threshold separates a changed value from a different slot: the most similar change (\"I am 29 / 30 years old\", 0.97) and the most similar look-alike (\"My favourite food is pizza\" / \"My son's favourite food is pizza\", 0.93) sit together at the top. The offline default keeps both facts and flags the pair (`coexist`) when they are close: conservative by design (PRD: rather miss than be wrong). To get supersede without a model, pass keys (an extractor that fills `key`), or call `restore` / `forget` from the host.",
+  "- **Fix made to `SimilarityJudge`** (before: last row of the table): without keys, 7 of 42 look-alikes were superseded, 6 of them pairs where one fact says all the other does plus a qualifier (*my* vs *my wife's* birthday, 我 vs 我老公). The judge now never replaces by similarity when one fact's content words (stop words left out; CJK characters) are a strict superset of the other's; such a pair can at most coexist. Designed on the failure in the even half (\"My birthday is in May\" / \"My wife's birthday is in May\"); on the odd half it removed all 5 false supersedes and changed no supersede of a real change. The odd half was not hidden while the rule was written (the cases are few and were read whole), so treat it as a sanity check, not a blind test. Left: one pair that differs in a swapped word (我儿子 / 我女儿喜欢踢足球, similarity 0.83).",
+  "",
+];
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const setups: Setup[] = [
+    { name: "with keys", keys: true },
+    { name: "no keys", keys: false },
+    { name: "no keys, judge before the containment rule", keys: false, judge: new ThresholdOnlyJudge() },
+  ];
+  const runs: Array<{ setup: Setup; results: CaseResult[] }> = [];
+  for (const setup of setups) {
+    const results = await runSetup(setup);
+    runs.push({ setup, results });
+    const r = rates(results);
+    const held = rates(results.filter((x) => x.held));
+    console.log(`${setup.name.padEnd(10)} supersede accuracy ${pct(r.accuracy)} (held-out ${pct(held.accuracy)}), false supersedes ${pct(r.falseSupersede)} (held-out ${pct(held.falseSupersede)}), coexist flagged ${pct(r.coexistFlags)}`);
+    if (args.includes("--verbose")) {
+      for (const x of results) if ((x.kind === "change") !== (x.outcome === "replaced")) console.log(`   ${x.kind} ${x.index} ${x.lang} ${x.topic}: ${x.outcome}`);
+    }
+  }
+  if (!args.includes("--no-report")) {
+    const dir = new URL("../docs/eval/", import.meta.url);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(new URL("conflict.md", dir), renderReport(runs, FINDINGS));
+    console.log("wrote docs/eval/conflict.md");
+  }
+}
+
+await main();
