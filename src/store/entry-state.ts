@@ -5,6 +5,7 @@ import { VectorIndex } from "../indexes/vector-index.ts";
 import { Bm25Index } from "../indexes/bm25-index.ts";
 import { normalizeForDedup, tokenize } from "../text/tokenizer.ts";
 import { normalize } from "../embedding/vector-math.ts";
+import { MoomemError } from "../errors.ts";
 
 /** Statuses whose entries are searchable (PRD: recall returns only these). */
 export function isLive(status: EntryStatus): boolean {
@@ -17,6 +18,8 @@ export interface UserShard {
   readonly keywords: Bm25Index;
   /** Normalised content → ids of the live entries holding it (dedup; the first is the original). */
   readonly dedup: Map<string, string[]>;
+  /** Slot key → seqs of the live entries filling it (so a judge always sees the slot's current value). */
+  readonly keys: Map<string, number[]>;
   /** Every entry of this user (any status), in seq order. */
   readonly entries: EntryRecord[];
 }
@@ -66,6 +69,11 @@ export class EntryState {
   /** Inserts or replaces a record (same id) and updates the indexes; returns the previous version. */
   put(record: EntryRecord): EntryRecord | undefined {
     const previous = this.#byId.get(record.id);
+    const other = this.#bySeq.get(record.seq);
+    if (other !== undefined && other.id !== record.id) {
+      // Two entries with one seq would make one of them vanish from compaction: refuse loudly.
+      throw new MoomemError("STORE_CORRUPTED", `entries ${other.id} and ${record.id} share seq ${record.seq}; the store's data is inconsistent`);
+    }
     const shard = this.#shardFor(record.userId);
     if (previous !== undefined) {
       this.#unindex(shard, previous);
@@ -97,7 +105,7 @@ export class EntryState {
   #shardFor(userId: string): UserShard {
     let shard = this.#shards.get(userId);
     if (shard === undefined) {
-      shard = { vectors: new VectorIndex(this.#dim), keywords: new Bm25Index(), dedup: new Map(), entries: [] };
+      shard = { vectors: new VectorIndex(this.#dim), keywords: new Bm25Index(), dedup: new Map(), keys: new Map(), entries: [] };
       this.#shards.set(userId, shard);
     }
     return shard;
@@ -113,6 +121,11 @@ export class EntryState {
     const holders = shard.dedup.get(norm);
     if (holders === undefined) shard.dedup.set(norm, [record.id]);
     else holders.push(record.id);
+    if (record.key !== undefined) {
+      const slot = shard.keys.get(record.key);
+      if (slot === undefined) shard.keys.set(record.key, [record.seq]);
+      else slot.push(record.seq);
+    }
   }
 
   #unindex(shard: UserShard, record: EntryRecord): void {
@@ -121,10 +134,15 @@ export class EntryState {
     if (!isLive(record.status)) return;
     const norm = normalizeForDedup(record.content);
     const holders = shard.dedup.get(norm);
-    if (holders === undefined) return;
-    const i = holders.indexOf(record.id);
-    if (i >= 0) holders.splice(i, 1);
-    if (holders.length === 0) shard.dedup.delete(norm);
+    const i = holders?.indexOf(record.id) ?? -1;
+    if (holders !== undefined && i >= 0) holders.splice(i, 1);
+    if (holders !== undefined && holders.length === 0) shard.dedup.delete(norm);
+    if (record.key !== undefined) {
+      const slot = shard.keys.get(record.key);
+      const j = slot?.indexOf(record.seq) ?? -1;
+      if (slot !== undefined && j >= 0) slot.splice(j, 1);
+      if (slot !== undefined && slot.length === 0) shard.keys.delete(record.key);
+    }
   }
 }
 

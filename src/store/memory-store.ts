@@ -451,7 +451,7 @@ export class MemoryStore {
       };
       if (fact.key !== undefined) record.key = fact.key;
       // A degraded entry is the raw input, not a fact: it never replaces anything.
-      fresh.push({ outcome, record, candidates: ctx.degraded ? [] : this.#judgeCandidates(userId, fact.content, vector) });
+      fresh.push({ outcome, record, candidates: ctx.degraded ? [] : this.#judgeCandidates(userId, fact.content, fact.key, vector) });
     }
 
     const judged = await judgeFacts(
@@ -502,8 +502,8 @@ export class MemoryStore {
     if (conflicts.length > 0) outcome.conflicts = conflicts;
   }
 
-  /** The user's nearest live entries by vector and by keywords (8 each, merged). */
-  #judgeCandidates(userId: string, content: string, vector: Float32Array | null): JudgeCandidate[] {
+  /** The user's nearest live entries by vector and by keywords (8 each), plus the live entries with the same key. */
+  #judgeCandidates(userId: string, content: string, key: string | undefined, vector: Float32Array | null): JudgeCandidate[] {
     const shard = this.#state.shard(userId);
     if (shard === undefined) return [];
     const seqs = new Set<number>();
@@ -511,6 +511,8 @@ export class MemoryStore {
       for (const hit of shard.vectors.search(normalize(Float32Array.from(vector)), JUDGE_CANDIDATES_PER_ROUTE)) seqs.add(hit.doc);
     }
     for (const hit of shard.keywords.search(tokenize(content), JUDGE_CANDIDATES_PER_ROUTE)) seqs.add(hit.doc);
+    // The slot's current values, however differently they are worded ("I live in Beijing" / "moved to Shenzhen").
+    if (key !== undefined) for (const seq of (shard.keys.get(key) ?? []).slice(-JUDGE_CANDIDATES_PER_ROUTE)) seqs.add(seq);
     const out: JudgeCandidate[] = [];
     for (const seq of seqs) {
       const record = this.#state.bySeq(seq);
@@ -576,10 +578,15 @@ export class MemoryStore {
     const k = filter === undefined ? depth : shard.entries.length;
     const keep = (seq: number): boolean => filter === undefined || matchesFilter(this.#state.bySeq(seq)!, filter);
     const routes: number[][] = [];
-    const vectorDocs = mode !== "keyword" && queryVector !== null ? shard.vectors.search(queryVector, k).map((h) => h.doc).filter(keep).slice(0, depth) : [];
-    const keywordDocs = mode !== "vector" && tokens.length > 0 ? shard.keywords.search(tokens, k).map((h) => h.doc).filter(keep).slice(0, depth) : [];
+    // Equal scores: the newer memory first by when it was observed (an imported old chat loses a tie), then by write order.
+    const createdAt = (doc: number): number => this.#state.bySeq(doc)!.createdAt;
+    const newerFirst = (a: { doc: number; score: number }, b: { doc: number; score: number }): number =>
+      b.score - a.score || createdAt(b.doc) - createdAt(a.doc) || b.doc - a.doc;
+    const route = (hits: Array<{ doc: number; score: number }>): number[] => hits.sort(newerFirst).map((h) => h.doc).filter(keep).slice(0, depth);
+    const vectorDocs = mode !== "keyword" && queryVector !== null ? route(shard.vectors.search(queryVector, k)) : [];
+    const keywordDocs = mode !== "vector" && tokens.length > 0 ? route(shard.keywords.search(tokens, k)) : [];
     routes.push(vectorDocs, keywordDocs);
-    const fused = fuseRrf(routes, this.#settings.rrfK, [this.#settings.vectorWeight, 1]).slice(0, topK);
+    const fused = fuseRrf(routes, this.#settings.rrfK, [this.#settings.vectorWeight, 1]).sort(newerFirst).slice(0, topK);
     return fused.map((f) => toRecallHit(this.#state.bySeq(f.doc)!, f.score, f.ranks[0], f.ranks[1], degraded));
   }
 

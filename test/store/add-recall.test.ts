@@ -176,3 +176,15 @@ describe("add and recall", () => {
     await mem.close();
   });
 });
+
+describe("recall ties", () => {
+  it("ranks the later observed memory first when scores tie, whatever the write order", async () => {
+    const clock = new FixedClock(Date.UTC(2026, 0, 1));
+    const mem = await MemoryStore.open(":memory:", { clock });
+    const recent = await mem.add("u1", "bicycle in the hallway");
+    const old = await mem.add("u1", "bicycle on the balcony", { observedAt: Date.UTC(2020, 0, 1) });
+    const hits = await mem.recall("u1", "bicycle", { mode: "keyword" });
+    expect(hits.map((h) => h.id)).toEqual([recent.facts[0]!.id, old.facts[0]!.id]);
+    await mem.close();
+  });
+});

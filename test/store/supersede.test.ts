@@ -160,3 +160,16 @@ describe("profile", () => {
     await mem.close();
   });
 });
+
+describe("same-key candidates", () => {
+  it("supersedes a slot value worded with no words in common", async () => {
+    const rules = [{ pattern: /./, key: "home_city" }];
+    const mem = await MemoryStore.open(":memory:", { extractor: new RuleExtractor(rules) });
+    // no shared word, no shared character: only the key brings the old value before the judge
+    await mem.add("u1", "Beijing");
+    const s = await mem.add("u1", "现居深圳");
+    expect(s.superseded).toBe(1);
+    expect((await mem.list("u1", { status: "active" })).map((e) => e.content)).toEqual(["现居深圳"]);
+    await mem.close();
+  });
+});
