@@ -80,6 +80,13 @@ export interface OpenOptions {
    * and fill in when few keywords match (docs/eval/tuning.md). A semantic embedder earns an equal vote.
    */
   vectorWeight?: number;
+  /**
+   * Vector hits at or below this cosine similarity are dropped (default 0; 0.15
+   * with the built-in `HashingEmbedder`, whose unrelated texts still score about
+   * 0.1 through hash collisions). Keeps recall from returning memories that
+   * share nothing with the query.
+   */
+  minSimilarity?: number;
   /** Candidates taken from each route before fusion (default `min(50, max(20, 2·topK))`, at least topK). */
   candidates?: number;
   /** Similarity at which the default judge replaces an old fact (default 0.82). */
@@ -164,7 +171,7 @@ export interface ForgetOptions {
 
 const OPEN_KEYS = [
   "embedder", "extractor", "judge", "backend", "clock", "sync", "syncIntervalMs", "readOnly",
-  "rrfK", "vectorWeight", "candidates", "supersedeThreshold", "maxContentChars", "compactAfterBytes", "reembed",
+  "rrfK", "vectorWeight", "minSimilarity", "candidates", "supersedeThreshold", "maxContentChars", "compactAfterBytes", "reembed",
 ] as const;
 const JUDGE_CANDIDATES_PER_ROUTE = 8;
 /** Judging skips the configured judge when extraction already used its retry (2 model calls per add at most). */
@@ -183,6 +190,7 @@ interface IngestContext {
 interface Settings {
   rrfK: number;
   vectorWeight: number;
+  minSimilarity: number;
   candidates: number | undefined;
   maxContentChars: number;
 }
@@ -300,6 +308,7 @@ export class MemoryStore {
     const settings: Settings = {
       rrfK: o["rrfK"] === undefined ? (lexical ? 5 : 60) : checkNumberIn(o["rrfK"], "open: rrfK", 1, 10_000),
       vectorWeight: o["vectorWeight"] === undefined ? (lexical ? 0.1 : 1) : checkNumberIn(o["vectorWeight"], "open: vectorWeight", 0, 100),
+      minSimilarity: o["minSimilarity"] === undefined ? (lexical ? 0.15 : 0) : checkNumberIn(o["minSimilarity"], "open: minSimilarity", 0, 0.99),
       candidates: o["candidates"] === undefined ? undefined : checkIntegerIn(o["candidates"], "open: candidates", 1, 10_000),
       maxContentChars: o["maxContentChars"] === undefined ? 8192 : checkIntegerIn(o["maxContentChars"], "open: maxContentChars", 16, 10_000_000),
     };
@@ -583,7 +592,8 @@ export class MemoryStore {
     const newerFirst = (a: { doc: number; score: number }, b: { doc: number; score: number }): number =>
       b.score - a.score || createdAt(b.doc) - createdAt(a.doc) || b.doc - a.doc;
     const route = (hits: Array<{ doc: number; score: number }>): number[] => hits.sort(newerFirst).map((h) => h.doc).filter(keep).slice(0, depth);
-    const vectorDocs = mode !== "keyword" && queryVector !== null ? route(shard.vectors.search(queryVector, k)) : [];
+    const floor = this.#settings.minSimilarity;
+    const vectorDocs = mode !== "keyword" && queryVector !== null ? route(shard.vectors.search(queryVector, k).filter((h) => h.score > floor)) : [];
     const keywordDocs = mode !== "vector" && tokens.length > 0 ? route(shard.keywords.search(tokens, k)) : [];
     routes.push(vectorDocs, keywordDocs);
     const fused = fuseRrf(routes, this.#settings.rrfK, [this.#settings.vectorWeight, 1]).sort(newerFirst).slice(0, topK);

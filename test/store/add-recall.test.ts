@@ -33,7 +33,11 @@ describe("add and recall", () => {
   it("returns [] when nothing matches and for a user with no memories", async () => {
     const mem = await MemoryStore.open(":memory:");
     await mem.add("u1", "I like tea");
-    expect(await mem.recall("u1", "zebra xylophone", { mode: "keyword" })).toEqual([]);
+    await mem.add("u1", "My sister is called Anna");
+    for (const mode of ["keyword", "vector", "hybrid"] as const) {
+      expect(await mem.recall("u1", "zebra xylophone", { mode })).toEqual([]);
+      expect(await mem.recall("u1", "quantum chromodynamics", { mode })).toEqual([]);
+    }
     expect(await mem.recall("nobody", "tea")).toEqual([]);
     await mem.close();
   });
