@@ -12,9 +12,10 @@ import { makeTempDir, removeDir } from "./helpers/store-files.ts";
 
 // With the default offline judge this correction is similar enough (0.93 ≥ 0.82) to supersede the first sentence.
 const ALLERGY = "I am allergic to peanuts, please never suggest peanut dishes";
-const CORRECTION = "I am allergic to peanuts and shrimp, please never suggest peanut dishes";
+// A reworded version close enough for the offline judge (similarity ≥ 0.82, neither text a superset of the other).
+const CORRECTION = "I am allergic to peanuts, please never suggest peanut desserts";
 const ALLERGY_ZH = "我对花生过敏，不要推荐花生做的菜";
-const CORRECTION_ZH = "我对花生和虾过敏，不要推荐花生做的菜";
+const CORRECTION_ZH = "我对花生过敏，不要推荐花生做的甜点";
 
 // Each test spawns several processes; a machine busy with other work can make that slow.
 const TEST_TIMEOUT_MS = 60_000;
@@ -117,10 +118,10 @@ describe("moomem CLI: every command", () => {
     expect(jsonOf<StoreStats>(stats)).toMatchObject({ total: 2, active: 0, deleted: 2, users: 1, extractorMode: "raw", formatVersion: 2 });
     expect(expectOk(statsHuman).stdout).toMatch(/^store\s+.*commands\nentries\s+2\n {2}active\s+0\n/);
     expect(expectOk(reembed).stdout).toBe("2 entries now hold vectors of hashing-v2/256 (256 dims)\n");
-    // Purged when the forget command closed the store: the snapshot it wrote and the new journal hold no content.
+    // Purged when the forget command closed the store: compaction removed the old slot and journal, so no file holds the content.
     const folder = join(temp, "commands", "moomem");
-    const current = [`slot${readFileSync(join(folder, "head"), "utf8").trim()}.jsonl`, ...readdirSync(folder).filter((f) => f.startsWith("journal."))];
-    expect(current.map((f) => readFileSync(join(folder, f), "utf8")).join("")).not.toContain("cello");
+    const files = readdirSync(folder);
+    expect(files.map((f) => readFileSync(join(folder, f), "utf8")).join("")).not.toContain("cello");
   }, TEST_TIMEOUT_MS);
 
   it("export (stdout, -o, one user) and import (file, stdin) rebuild an equivalent store", async () => {
