@@ -12,9 +12,22 @@ export interface EmbedderIdentity {
  * One atomic unit of change: every entry an `add`/`forget`/`restore`/`import`
  * created or changed, in full (later versions of an id replace earlier ones).
  * After a crash either the whole batch is there or none of it.
+ *
+ * A large operation is split into several batches (so no journal line grows
+ * without bound) chained by `continues`: the run
+ * `continues: true, …, true, <last batch without continues>` inside one
+ * `append` call is one operation, which a backend must keep all or nothing,
+ * across crashes, exactly like a single batch.
  */
 export interface Batch {
   entries: EntryRecord[];
+  /**
+   * True: this batch is atomic together with the next batch of the same
+   * `append` call (and, through it, with the rest of the run). The last batch
+   * of a call must not have it; the file backend rejects such a call with
+   * `INVALID_ARGUMENT`. Absent or false: the batch ends an operation.
+   */
+  continues?: boolean;
 }
 
 /** What a backend found when it opened. */
@@ -60,9 +73,10 @@ export interface PersistenceBackend {
   /** Open (take the writer lock unless read-only) and recover. Called once. */
   load(): Promise<LoadedState>;
   /**
-   * Durably write these batches in order, each atomically, as one group
-   * (one write, one sync). Throws `IO_FAILURE` when nothing of the group may
-   * be considered written.
+   * Durably write these batches in order, as one group (one write, one sync).
+   * Each operation (a batch, or a run of batches chained by
+   * {@link Batch.continues}) is atomic: after a crash it is there whole or not
+   * at all. Throws `IO_FAILURE` when nothing of the group may be considered written.
    */
   append(batches: readonly Batch[]): Promise<void>;
   /** True when the journal has grown enough that the store should call `compact`. */

@@ -1,9 +1,11 @@
-// Journal lines: round trip, every damaged byte caught, torn tails vs damage that later lines vouch past.
+// Journal lines: round trip, every damaged byte caught, torn tails vs damage that later lines vouch past, runs of "c" lines all or nothing.
 
 import { describe, it, expect } from "vitest";
 import type { EntryRecord } from "../types.ts";
 import { FormatError } from "./format-error.ts";
-import { concat, encodeUtf8, splitLines } from "./line-reader.ts";
+import { concat, decodeUtf8, encodeUtf8, splitLines } from "./line-reader.ts";
+import { crc32Update, crc32UpdateAscii } from "./crc32.ts";
+import { entryToJson } from "./record-codec.ts";
 import { JournalScanner, checkJournalLine, encodeJournalHeader, encodeJournalRecord, parseJournalHeader, type JournalScan } from "./journal-format.ts";
 
 function entry(id: string, seq: number, content = `fact ${seq}`): EntryRecord {
@@ -164,5 +166,151 @@ describe("journal format", () => {
     const error = await scanError(concat([header, encodeJournalRecord(3, { n: 1, synced: 0, time: 1, entries: [bad] })]));
     expect(error.line).toBe(2);
     expect(error.message).toMatch(/entry 1: field "kind"/);
+  });
+});
+
+/** The text of a line without its newline. */
+function text(line: Uint8Array): string {
+  return decodeUtf8(line.subarray(0, line.length - 1)) ?? "";
+}
+
+/**
+ * A journal of gen 3: records 1..2 single, synced one at a time; then one append (synced 2, time 50) writing
+ * a run of three lines (records 3..5: 3 and 4 continue). `after` adds a later record 6 synced as given.
+ */
+function runJournal(after: { synced: number } | null = null): { bytes: Uint8Array; lines: Uint8Array[]; runStart: number } {
+  const lines = [encodeUtf8(encodeJournalHeader(3))];
+  lines.push(encodeJournalRecord(3, { n: 1, synced: 0, time: 10, entries: [entry("a1", 1)] }));
+  lines.push(encodeJournalRecord(3, { n: 2, synced: 1, time: 20, entries: [entry("a2", 2), entry("a1", 1, "a1 changed")] }));
+  lines.push(encodeJournalRecord(3, { n: 3, synced: 2, time: 50, continues: true, entries: [entry("r1", 3), entry("r2", 4)] }));
+  lines.push(encodeJournalRecord(3, { n: 4, synced: 2, time: 50, continues: true, entries: [entry("r3", 5), entry("a2", 2, "a2 forgotten")] }));
+  lines.push(encodeJournalRecord(3, { n: 5, synced: 2, time: 50, entries: [entry("r4", 6)] }));
+  if (after !== null) lines.push(encodeJournalRecord(3, { n: 6, synced: after.synced, time: 60, entries: [entry("z", 7)] }));
+  const runStart = lines[0]!.length + lines[1]!.length + lines[2]!.length;
+  return { bytes: concat(lines), lines, runStart };
+}
+
+describe("journal format: operations split over several lines", () => {
+  it("marks a continuing batch with \"c\":1 and leaves other lines exactly as before the flag existed", () => {
+    const entries = [entry("a", 2, "héllo")];
+    const flagged = encodeJournalRecord(3, { n: 2, synced: 1, time: 7, continues: true, entries });
+    expect(text(flagged)).toMatch(/^\{"n":2,"s":1,"t":7,"c":1,"crc":\d+,"entries":\[/);
+    const checked = checkJournalLine(3, flagged.subarray(0, flagged.length - 1));
+    expect(typeof checked === "object" && checked.continues).toBe(true);
+
+    // A line as a moomem without the flag wrote it, built by hand from the documented layout.
+    const body = encodeUtf8(JSON.stringify(entries.map(entryToJson)));
+    const crc = crc32Update(crc32UpdateAscii(0, "3:2:1:7:"), body);
+    const old = encodeUtf8(`{"n":2,"s":1,"t":7,"crc":${crc},"entries":${decodeUtf8(body) ?? ""}}`);
+    const parsed = checkJournalLine(3, old);
+    expect(parsed).toMatchObject({ n: 2, synced: 1, time: 7, continues: false });
+    expect(concat([old, encodeUtf8("\n")])).toEqual(encodeJournalRecord(3, { n: 2, synced: 1, time: 7, entries }));
+    expect(encodeJournalRecord(3, { n: 2, synced: 1, time: 7, continues: false, entries })).toEqual(concat([old, encodeUtf8("\n")]));
+  });
+
+  it("covers the flag with the CRC: adding, dropping or changing it is caught", () => {
+    const flagged = text(encodeJournalRecord(3, { n: 4, synced: 2, time: 9, continues: true, entries: [entry("a", 4)] }));
+    const plainLine = text(encodeJournalRecord(3, { n: 4, synced: 2, time: 9, entries: [entry("a", 4)] }));
+    expect(checkJournalLine(3, encodeUtf8(flagged.replace('"c":1,', "")))).toMatch(/CRC mismatch/);
+    expect(checkJournalLine(3, encodeUtf8(plainLine.replace('"t":9,', '"t":9,"c":1,')))).toMatch(/CRC mismatch/);
+    for (const other of ['"c":0,', '"c":2,', '"c":true,', '"c": 1,']) {
+      expect(checkJournalLine(3, encodeUtf8(flagged.replace('"c":1,', other))), other).toBe("not a journal record");
+    }
+    const bytes = encodeUtf8(flagged);
+    for (let i = 0; i < bytes.length; i++) {
+      const copy = bytes.slice();
+      copy[i] = copy[i]! ^ 0x01;
+      expect(typeof checkJournalLine(3, copy), `byte ${i}`).toBe("string");
+    }
+  });
+
+  it("applies a run all together, only once its last line is read", async () => {
+    const { bytes } = runJournal();
+    const { applied, scan: result } = await scan(bytes);
+    expect(applied.map((b) => b.map((e) => e.id))).toEqual([["a1"], ["a2", "a1"], ["r1", "r2", "r3", "a2", "r4"]]);
+    expect(applied[2]![3]!.content).toBe("a2 forgotten");
+    expect(result).toMatchObject({ records: 5, goodEnd: bytes.length, torn: null, lastTime: 50 });
+  });
+
+  it("reads runs back to back and next to single records in one group", async () => {
+    const header = encodeUtf8(encodeJournalHeader(3));
+    const group = [
+      encodeJournalRecord(3, { n: 1, synced: 0, time: 5, continues: true, entries: [entry("x1", 1)] }),
+      encodeJournalRecord(3, { n: 2, synced: 0, time: 5, entries: [entry("x2", 2)] }),
+      encodeJournalRecord(3, { n: 3, synced: 0, time: 5, entries: [entry("s", 3)] }),
+      encodeJournalRecord(3, { n: 4, synced: 0, time: 5, continues: true, entries: [entry("y1", 4)] }),
+      encodeJournalRecord(3, { n: 5, synced: 0, time: 5, entries: [entry("y2", 5)] }),
+    ];
+    const { applied, scan: result } = await scan(concat([header, ...group]));
+    expect(applied.map((b) => b.map((e) => e.id))).toEqual([["x1", "x2"], ["s"], ["y1", "y2"]]);
+    expect(result.records).toBe(5);
+    expect(result.torn).toBeNull();
+  });
+
+  it("cuts a run torn at every byte offset of its lines back to before its first line", async () => {
+    const { bytes, runStart } = runJournal();
+    for (let cut = runStart; cut < bytes.length; cut++) {
+      const { applied, scan: result } = await scan(bytes.subarray(0, cut));
+      expect(applied.map((b) => b[0]!.id), `cut at ${cut}`).toEqual(["a1", "a2"]);
+      expect(result.goodEnd, `cut at ${cut}`).toBe(runStart);
+      expect(result.records, `cut at ${cut}`).toBe(2);
+      expect(result.lastTime).toBe(20);
+      if (cut === runStart) {
+        expect(result.torn).toBeNull();
+      } else {
+        // Cut at a line boundary inside the run, the tail starts at the run's first line (line 4).
+        expect(result.torn, `cut at ${cut}`).not.toBeNull();
+      }
+    }
+    const { lines } = runJournal();
+    const afterTwo = runStart + lines[3]!.length + lines[4]!.length;
+    const { scan: boundary } = await scan(bytes.subarray(0, afterTwo));
+    expect(boundary.torn?.line).toBe(4);
+    expect(boundary.torn?.reason).toMatch(/operation that began on line 4 was never finished \(line 5/);
+  });
+
+  it("treats a damaged run line that nothing vouches for as a torn tail starting at the run", async () => {
+    const { lines, runStart } = runJournal({ synced: 2 });
+    const damaged = lines.map((l) => l.slice());
+    damaged[4]!.fill(0x20, 30, 40); // record 4, the run's middle line
+    const { applied, scan: result } = await scan(concat(damaged));
+    expect(applied.length).toBe(2);
+    expect(result.goodEnd).toBe(runStart);
+    expect(result.torn?.line).toBe(5);
+    expect(result.torn?.reason).toMatch(/operation that began on line 4 is incomplete/);
+  });
+
+  it("calls a damaged run line damage when a later durable record vouches for the run", async () => {
+    const { lines } = runJournal({ synced: 5 });
+    const damaged = lines.map((l) => l.slice());
+    damaged[5]![12] = damaged[5]![12]! ^ 0x02; // record 5, the run's last line
+    const error = await scanError(concat(damaged));
+    expect(error.line).toBe(6);
+    expect(error.message).toMatch(/line 7 was written after record 3 had been made durable/);
+  });
+
+  it("treats an unfinished run followed by another write's line as torn, or as damage when that line vouches for the run", async () => {
+    const { lines, runStart } = runJournal();
+    // Records 3 and 4 say the operation goes on, but record 5 comes from another append (other time).
+    const stranger = encodeJournalRecord(3, { n: 5, synced: 2, time: 70, entries: [entry("q", 9)] });
+    const torn = await scan(concat([...lines.slice(0, 5), stranger]));
+    expect(torn.applied.length).toBe(2);
+    expect(torn.scan.goodEnd).toBe(runStart);
+    expect(torn.scan.records).toBe(2);
+    expect(torn.scan.torn?.line).toBe(6);
+    expect(torn.scan.torn?.reason).toMatch(/another write than the records before it.*began on line 4/);
+
+    const otherSync = encodeJournalRecord(3, { n: 5, synced: 1, time: 50, entries: [entry("q", 9)] });
+    expect((await scan(concat([...lines.slice(0, 5), otherSync]))).scan.goodEnd).toBe(runStart);
+
+    const vouching = encodeJournalRecord(3, { n: 5, synced: 3, time: 70, entries: [entry("q", 9)] });
+    const error = await scanError(concat([...lines.slice(0, 5), vouching]));
+    expect(error.line).toBe(6);
+    expect(error.message).toMatch(/line 6 was written after record 3 had been made durable/);
+
+    const laterVouch = encodeJournalRecord(3, { n: 6, synced: 5, time: 80, entries: [entry("w", 10)] });
+    const later = await scanError(concat([...lines.slice(0, 5), stranger, laterVouch]));
+    expect(later.line).toBe(6);
+    expect(later.message).toMatch(/line 7 was written after record 3/);
   });
 });
