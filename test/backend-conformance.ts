@@ -169,6 +169,30 @@ export function testBackend<B extends PersistenceBackend>(
       ]);
     });
 
+    it("accepts an operation chained over several batches by continues, and keeps it whole", async () => {
+      const backend = await ctx.make();
+      await backend.load();
+      const first: Batch = { entries: [makeEntry("k1", 1)] };
+      await backend.append([first]);
+      const group: Batch[] = [
+        { entries: [makeEntry("k2", 2)], continues: true },
+        { entries: [makeEntry("k3", 3), makeEntry("k1", 1, { status: "deleted", updatedAt: T0 + 20 })], continues: true },
+        { entries: [makeEntry("k4", 4)] },
+        { entries: [makeEntry("k5", 5)], continues: false },
+      ];
+      await backend.append(group);
+      const { state } = await reload(backend);
+      expect(state.entries.map(plain)).toEqual(expectedState([first, ...group]));
+      expect(state.entries.map((e) => [e.id, e.status])).toEqual([
+        ["k1", "deleted"],
+        ["k2", "active"],
+        ["k3", "active"],
+        ["k4", "active"],
+        ["k5", "active"],
+      ]);
+      expect(state.truncatedRecovered).toBe(0);
+    });
+
     it("keeps seq order, not write order, for entries changed later", async () => {
       const backend = await ctx.make();
       await backend.load();

@@ -67,13 +67,17 @@ type State = "new" | "loading" | "open" | "closed";
  *
  * - A write group is one `write` and (with `sync: "always"`) one `fdatasync`,
  *   so a write costs the same however large the store is.
+ * - A large operation (batches chained by `continues`) is several lines
+ *   flagged `"c":1` up to its last; recovery applies them only together, so
+ *   a crash keeps the whole operation or none of it.
  * - A failed write is cut back off the journal and rejected; a failed
  *   fdatasync poisons the backend: every later call rejects until the store
  *   is reopened (an fsync is never retried, since the kernel may have dropped
  *   the data it could not write).
  * - Compaction streams the snapshot into the inactive slot and commits by
  *   renaming `head`; a crash at any step reopens to the same state.
- * - Recovery cuts a torn journal tail (counted in `truncatedRecovered`) and
+ * - Recovery cuts a torn journal tail (an unfinished operation included;
+ *   counted in `truncatedRecovered`) and
  *   refuses damage with `STORE_CORRUPTED` naming file and line, changing no file.
  *
  * @example
@@ -323,8 +327,16 @@ export class FileBackend implements PersistenceBackend {
       if (!Array.isArray(batches)) throw invalidArgument(`append takes an array of batches, got ${typeof batches}`);
       for (const batch of batches) {
         if (typeof batch !== "object" || batch === null || !Array.isArray((batch as Batch).entries)) {
-          throw invalidArgument("every batch must be { entries: EntryRecord[] }");
+          throw invalidArgument("every batch must be { entries: EntryRecord[], continues?: boolean }");
         }
+        const continues: unknown = (batch as Batch).continues;
+        if (continues !== undefined && typeof continues !== "boolean") {
+          throw invalidArgument(`a batch's continues must be true, false or absent, got ${String(continues)}`);
+        }
+      }
+      if (batches.length > 0 && batches[batches.length - 1]!.continues === true) {
+        // A run must end inside the append that starts it: the journal could not tell it from a torn one otherwise.
+        throw invalidArgument("the last batch of an append has continues: true, but there is no next batch in this call to continue into; end the operation in the same call");
       }
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
@@ -341,7 +353,7 @@ export class FileBackend implements PersistenceBackend {
     const start = this.#journalSize;
     const time = this.#now();
     const lines = batches.map((batch, i) =>
-      encodeJournalRecord(this.#gen, { n: this.#records + 1 + i, synced: this.#synced, time, entries: batch.entries }),
+      encodeJournalRecord(this.#gen, { n: this.#records + 1 + i, synced: this.#synced, time, continues: batch.continues === true, entries: batch.entries }),
     );
     const bytes = concat(lines);
     try {

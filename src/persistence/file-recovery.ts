@@ -92,7 +92,9 @@ async function scanJournal(fs: FileSystem, dir: string, name: string, gen: numbe
  * - `head` missing or unreadable: the complete slot with the larger gen whose
  *   journal exists (a v2 slot without its journal was never committed); with
  *   none, a store that never compacted (gen 0).
- * - The journal of that gen is replayed; a torn tail is reported, damage throws.
+ * - The journal of that gen is replayed, each operation whole (a run of `"c":1`
+ *   lines only with its last line); a torn tail, an operation left unfinished
+ *   at the end included, is reported, damage throws.
  */
 export async function recoverStore(fs: FileSystem, dir: string): Promise<RecoveredStore> {
   const names = await guardRead(dir, ".", () => fs.readdir(dir));

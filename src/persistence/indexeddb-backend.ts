@@ -140,6 +140,7 @@ export class IndexedDbBackend implements PersistenceBackend {
     if (entries.length === 0) return;
     const encoded = entries.map((entry) => entryToJson(entry));
     const meta: MetaRecord = { ...this.#meta, lastWriteAt: Date.now() };
+    // The whole group is one transaction: every batch, so also every run chained by `continues`, is all or nothing.
     await this.#write(db, "append", (tx) => {
       const store = tx.objectStore(ENTRIES);
       // Puts run in order inside the transaction, so a later version of an id overwrites an earlier one.
