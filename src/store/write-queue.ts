@@ -5,7 +5,7 @@ import type { EntryRecord } from "../types.ts";
 import { MoomemError, describeError } from "../errors.ts";
 import { Change, type EntryState } from "./entry-state.ts";
 
-/** Entries per journal line at most; larger operations are written as several batches in one group. */
+/** Entries per journal line at most; larger operations are written as several batches in one group, chained by `continues`. */
 export const MAX_BATCH_ENTRIES = 512;
 
 interface Staged {
@@ -122,8 +122,12 @@ export class WriteQueue {
         const group = this.#staged.slice();
         const batches: Batch[] = [];
         for (const s of group) {
-          // A huge operation (import, forget-all) becomes several consecutive batches so no journal line grows without bound.
-          for (let i = 0; i < s.records.length; i += MAX_BATCH_ENTRIES) batches.push({ entries: s.records.slice(i, i + MAX_BATCH_ENTRIES) });
+          // A huge operation (import, forget-all) becomes several consecutive batches so no journal line grows
+          // without bound; `continues` chains them so the backend keeps the operation all or nothing.
+          for (let i = 0; i < s.records.length; i += MAX_BATCH_ENTRIES) {
+            const entries = s.records.slice(i, i + MAX_BATCH_ENTRIES);
+            batches.push(i + MAX_BATCH_ENTRIES < s.records.length ? { entries, continues: true } : { entries });
+          }
         }
         try {
           if (batches.length > 0) await this.#backend.append(batches);
