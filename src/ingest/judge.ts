@@ -24,7 +24,7 @@ export async function judgeFacts(judge: ConflictJudge, fallback: SimilarityJudge
   if (items.every((item) => item.candidates.length === 0)) return items.map(() => ({ verdicts: [], judge: name }));
   if (skip === null || judge === fallback) {
     try {
-      const answers = await askJudge(judge, items);
+      const answers = await askJudge(judge, items, judge === fallback);
       return items.map((item, i) => ({ verdicts: checkVerdicts(answers[i], item), judge: name }));
     } catch (error) {
       skip = `judge failed: ${describeError(error)}`;
@@ -40,9 +40,9 @@ export async function judgeFacts(judge: ConflictJudge, fallback: SimilarityJudge
   );
 }
 
-async function askJudge(judge: ConflictJudge, items: JudgeItem[]): Promise<unknown[]> {
-  // Judges get copies: nothing they do can change the store's records.
-  const copies = items.map((item) => ({ fact: { ...item.fact }, candidates: item.candidates.map((c) => ({ ...c, metadata: structuredClone(c.metadata) })) }));
+async function askJudge(judge: ConflictJudge, items: JudgeItem[], builtIn: boolean): Promise<unknown[]> {
+  // A host's judge gets copies: nothing it does can change the store's records. The built-in one only reads.
+  const copies = builtIn ? items : items.map((item) => ({ fact: copyEntryLike(item.fact), candidates: item.candidates.map(copyEntryLike) }));
   if (typeof judge.judgeAll === "function") {
     const answers: unknown = await judge.judgeAll(copies);
     if (!Array.isArray(answers) || answers.length !== items.length) {
@@ -53,6 +53,13 @@ async function askJudge(judge: ConflictJudge, items: JudgeItem[]): Promise<unkno
   const answers: unknown[] = [];
   for (const copy of copies) answers.push(copy.candidates.length === 0 ? [] : await judge.judge(copy.fact, copy.candidates));
   return answers;
+}
+
+function copyEntryLike<T extends { embedding?: Float32Array; metadata?: unknown }>(value: T): T {
+  const copy = { ...value };
+  if (value.embedding !== undefined) copy.embedding = value.embedding.slice();
+  if (value.metadata !== undefined) copy.metadata = structuredClone(value.metadata);
+  return copy;
 }
 
 function checkVerdicts(value: unknown, item: JudgeItem): Verdict[] {

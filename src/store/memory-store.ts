@@ -526,8 +526,10 @@ export class MemoryStore {
     for (const seq of seqs) {
       const record = this.#state.bySeq(seq);
       if (record === undefined || !isLive(record.status)) continue;
-      const candidate: JudgeCandidate = toPublicEntry(record);
-      if (record.embedding !== null) candidate.embedding = record.embedding;
+      // No copy here: records are immutable, and judgeFacts copies what it hands to a host's judge.
+      const { embedding, ...entry } = record;
+      const candidate: JudgeCandidate = entry;
+      if (embedding !== null) candidate.embedding = embedding;
       out.push(candidate);
     }
     return out;
