@@ -3,11 +3,14 @@
 import type { ConflictJudge, ExtractedFact, MemoryEntry, Verdict } from "../types.ts";
 import { invalidArgument } from "../errors.ts";
 import { cosine } from "../embedding/vector-math.ts";
-import { forEachToken, jaccard, normalizeForDedup, tokenize } from "../text/tokenizer.ts";
+import { forEachToken, normalizeForDedup, tokenize } from "../text/tokenizer.ts";
 import { ENGLISH_STOP_WORDS } from "../text/stop-words.ts";
 
 /** Width of the "coexist" band below the replace threshold. */
 const COEXIST_BAND = 0.15;
+
+/** Token sets kept per judge: the same neighbours come up as candidates add after add. */
+const TOKEN_CACHE_SIZE = 4096;
 
 /** A candidate as the store hands it to judges: the public entry plus its vector when it has one. */
 export type JudgeCandidate = MemoryEntry & { embedding?: Float32Array };
@@ -32,6 +35,7 @@ export type JudgeCandidate = MemoryEntry & { embedding?: Float32Array };
 export class SimilarityJudge implements ConflictJudge {
   readonly name: string = "similarity";
   readonly threshold: number;
+  readonly #tokenSets = new Map<string, Set<string>>();
 
   constructor(options: { threshold?: number } = {}) {
     const threshold = options.threshold ?? 0.82;
@@ -46,10 +50,9 @@ export class SimilarityJudge implements ConflictJudge {
   }
 
   judgeOne(fact: ExtractedFact & { embedding?: Float32Array }, candidate: JudgeCandidate): Verdict {
-    const sameContent = normalizeForDedup(fact.content) === normalizeForDedup(candidate.content);
     if (fact.key !== undefined && candidate.key !== undefined) {
       if (fact.key === candidate.key) {
-        if (sameContent) return { id: candidate.id, decision: "ignore", reason: `same value for key "${fact.key}"` };
+        if (normalizeForDedup(fact.content) === normalizeForDedup(candidate.content)) return { id: candidate.id, decision: "ignore", reason: `same value for key "${fact.key}"` };
         return { id: candidate.id, decision: "replace", reason: `new value for key "${fact.key}"` };
       }
     }
@@ -69,7 +72,29 @@ export class SimilarityJudge implements ConflictJudge {
       fact.embedding !== undefined && candidate.embedding !== undefined && fact.embedding.length === candidate.embedding.length
         ? cosine(fact.embedding, candidate.embedding)
         : 0;
-    return Math.max(vectorSim, jaccard(tokenize(fact.content), tokenize(candidate.content)));
+    return Math.max(vectorSim, this.#jaccard(fact.content, candidate.content));
+  }
+
+  /** `jaccard(tokenize(a), tokenize(b))`, with token sets remembered across calls. */
+  #jaccard(a: string, b: string): number {
+    const setA = this.#tokenSet(a);
+    const setB = this.#tokenSet(b);
+    if (setA.size === 0 && setB.size === 0) return 0;
+    const [small, large] = setA.size <= setB.size ? [setA, setB] : [setB, setA];
+    let shared = 0;
+    for (const token of small) if (large.has(token)) shared++;
+    return shared / (setA.size + setB.size - shared);
+  }
+
+  #tokenSet(text: string): Set<string> {
+    let set = this.#tokenSets.get(text);
+    if (set === undefined) {
+      set = new Set(tokenize(text));
+      // Oldest first out: Map keeps insertion order.
+      if (this.#tokenSets.size >= TOKEN_CACHE_SIZE) this.#tokenSets.delete(this.#tokenSets.keys().next().value as string);
+      this.#tokenSets.set(text, set);
+    }
+    return set;
   }
 }
 
