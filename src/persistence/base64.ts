@@ -63,8 +63,8 @@ export function base64ToBytes(text: string): Uint8Array | null {
     const c = pad === 2 ? 0 : sextet(text, full + 2);
     if (a < 0 || b < 0 || c < 0) return null;
     const n = (a << 18) | (b << 12) | (c << 6);
-    out[o++] = n >> 16;
-    if (pad === 1) out[o++] = (n >> 8) & 255;
+    out[o] = n >> 16;
+    if (pad === 1) out[o + 1] = (n >> 8) & 255;
   }
   return out;
 }
