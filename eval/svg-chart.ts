@@ -85,7 +85,7 @@ export function groupedBarChart(o: BarChartOptions): string {
   for (const s of o.series) {
     parts.push(`<rect x="${lx}" y="${ly - 9}" width="12" height="12" fill="${s.color}"/>`);
     parts.push(`<text x="${lx + 16}" y="${ly}" fill="#333">${escapeXml(s.name)}</text>`);
-    lx += 24 + s.name.length * 6.5;
+    lx += 30 + s.name.length * 7;
   }
   parts.push("</svg>");
   return parts.join("\n") + "\n";
