@@ -6,7 +6,8 @@ import { checkDoc, checkK, TopK, type ScoredDoc } from "./top-k.ts";
 
 export type { ScoredDoc } from "./top-k.ts";
 
-const INITIAL_CAPACITY = 16;
+// Small: most users of a multi-user store hold few memories; doubling makes growth cheap.
+const INITIAL_CAPACITY = 2;
 
 /**
  * Brute-force (exact) nearest neighbours for one user shard.

@@ -191,6 +191,8 @@ interface Settings {
   rrfK: number;
   vectorWeight: number;
   minSimilarity: number;
+  /** Conflict candidates also by vector (not for the built-in judge on hashing vectors: BM25 already finds its near matches). */
+  judgeByVector: boolean;
   candidates: number | undefined;
   maxContentChars: number;
 }
@@ -309,6 +311,8 @@ export class MemoryStore {
       rrfK: o["rrfK"] === undefined ? (lexical ? 5 : 60) : checkNumberIn(o["rrfK"], "open: rrfK", 1, 10_000),
       vectorWeight: o["vectorWeight"] === undefined ? (lexical ? 0.1 : 1) : checkNumberIn(o["vectorWeight"], "open: vectorWeight", 0, 100),
       minSimilarity: o["minSimilarity"] === undefined ? (lexical ? 0.15 : 0) : checkNumberIn(o["minSimilarity"], "open: minSimilarity", 0, 0.99),
+      // A host's judge (an LLM) can use looser candidates, and costs far more than the scan anyway.
+      judgeByVector: !lexical || o["judge"] !== undefined,
       candidates: o["candidates"] === undefined ? undefined : checkIntegerIn(o["candidates"], "open: candidates", 1, 10_000),
       maxContentChars: o["maxContentChars"] === undefined ? 8192 : checkIntegerIn(o["maxContentChars"], "open: maxContentChars", 16, 10_000_000),
     };
@@ -516,7 +520,8 @@ export class MemoryStore {
     const shard = this.#state.shard(userId);
     if (shard === undefined) return [];
     const seqs = new Set<number>();
-    if (vector !== null) {
+    // The vector scan is O(entries) per add; with hashing vectors (the same words BM25 sees) it finds nothing BM25's top 8 misses.
+    if (vector !== null && this.#settings.judgeByVector) {
       for (const hit of shard.vectors.search(normalize(Float32Array.from(vector)), JUDGE_CANDIDATES_PER_ROUTE)) seqs.add(hit.doc);
     }
     for (const hit of shard.keywords.search(tokenize(content), JUDGE_CANDIDATES_PER_ROUTE)) seqs.add(hit.doc);
