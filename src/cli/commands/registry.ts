@@ -12,6 +12,7 @@ import { statsCommand } from "./stats.ts";
 import { exportCommand } from "./export.ts";
 import { importCommand } from "./import.ts";
 import { reembedCommand } from "./reembed.ts";
+import { reextractCommand } from "./reextract.ts";
 import { mcpCommand } from "./mcp.ts";
 
 export const COMMANDS: readonly Command[] = [
@@ -26,6 +27,7 @@ export const COMMANDS: readonly Command[] = [
   exportCommand,
   importCommand,
   reembedCommand,
+  reextractCommand,
   mcpCommand,
 ];
 

@@ -15,12 +15,15 @@ const model = ruleModel([
 ]);
 
 let server: ScriptedOpenAIServer;
+let chatDown = false;
 let dir: string;
 let env: Record<string, string>;
 
 beforeAll(async () => {
   await ensureBuilt();
-  server = await ScriptedOpenAIServer.start((request) => (request.path === "/v1/embeddings" ? hashEmbeddings(32)(request) : chatReply(model(request))));
+  server = await ScriptedOpenAIServer.start((request) =>
+    request.path === "/v1/embeddings" ? hashEmbeddings(32)(request) : chatDown ? { status: 400, json: { error: { message: "model overloaded" } } } : chatReply(model(request)),
+  );
   dir = mkdtempSync(join(tmpdir(), "moomem-cli-llm-"));
   env = {
     MOOMEM_LLM_BASE_URL: server.baseURL,
@@ -52,6 +55,19 @@ describe("moomem --llm --embed", () => {
       ["User has moved to Shenzhen", "active"],
     ]);
     for (const f of readdirSync(join(dir, "moomem"))) expect(readFileSync(join(dir, "moomem", f), "utf8")).not.toContain(KEY);
+  }, 60_000);
+
+  it("reextract turns what a failed extraction kept whole into facts", async () => {
+    const flags = ["--dir", join(dir, "reextract"), "--json", "--llm", "--embed"];
+    chatDown = true;
+    const degraded = jsonOf<{ degraded: boolean }>(await runMoomem([...flags, "add", "-u", "u2", "I live in Oslo"], { env }));
+    expect(degraded.degraded).toBe(true);
+    chatDown = false;
+    const summary = jsonOf<{ processed: number; converted: number; facts: Array<{ content: string }> }>(await runMoomem([...flags, "reextract", "-u", "u2"], { env }));
+    expect(summary).toMatchObject({ processed: 1, converted: 1 });
+    expect(summary.facts.map((f) => f.content)).toEqual(["User lives in Oslo"]);
+    const active = jsonOf<Array<{ content: string }>>(await runMoomem([...flags, "list", "-u", "u2", "--status", "active"], { env }));
+    expect(active.map((e) => e.content)).toEqual(["User lives in Oslo"]);
   }, 60_000);
 
   it("exits 2 naming every missing setting", async () => {
