@@ -2,7 +2,7 @@ import { describe, it, expect } from "vitest";
 import fc from "fast-check";
 import { formatContext, relativeTime, type ContextMemory } from "./format-context.ts";
 import { MEMORY_CONTEXT_CLOSE, MEMORY_CONTEXT_OPEN, stripMemoryContext } from "../text/context-markers.ts";
-import { MoomemError } from "../errors.ts";
+import { throwsWith } from "../../test/helpers/scripted.ts";
 
 const NOW = Date.UTC(2024, 2, 10, 12, 0, 0); // 2024-03-10T12:00Z
 const MIN = 60_000;
@@ -16,15 +16,7 @@ const hits: ContextMemory[] = [
 ];
 
 function invalid(fn: () => unknown, text: string): void {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(MoomemError);
-    expect((error as MoomemError).code).toBe("INVALID_ARGUMENT");
-    expect((error as MoomemError).message).toContain(text);
-    return;
-  }
-  throw new Error(`expected INVALID_ARGUMENT mentioning ${text}`);
+  throwsWith(fn, "INVALID_ARGUMENT", text);
 }
 
 describe("relativeTime", () => {

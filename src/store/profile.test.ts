@@ -3,8 +3,8 @@ import fc from "fast-check";
 import { buildProfile } from "./profile.ts";
 import { MemoryStore } from "./memory-store.ts";
 import { FixedClock } from "../clock.ts";
-import { MoomemError } from "../errors.ts";
 import type { EntryKind, EntryStatus, ExtractedFact, Extractor, MemoryEntry } from "../types.ts";
+import { throwsWith } from "../../test/helpers/scripted.ts";
 
 let seq = 0;
 function entry(content: string, fields: { key?: string; kind?: EntryKind; status?: EntryStatus; createdAt?: number; userId?: string } = {}): MemoryEntry {
@@ -25,15 +25,7 @@ function entry(content: string, fields: { key?: string; kind?: EntryKind; status
 }
 
 function invalid(fn: () => unknown, text: string): void {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(MoomemError);
-    expect((error as MoomemError).code).toBe("INVALID_ARGUMENT");
-    expect((error as MoomemError).message).toContain(text);
-    return;
-  }
-  throw new Error(`expected INVALID_ARGUMENT mentioning ${text}`);
+  throwsWith(fn, "INVALID_ARGUMENT", text);
 }
 
 describe("buildProfile", () => {

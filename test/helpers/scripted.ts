@@ -93,3 +93,23 @@ export async function rejectsWith(promise: Promise<unknown>, code: string): Prom
   }
   throw new Error(`expected a rejection with ${code}, but it resolved`);
 }
+
+/** Asserts that `fn` throws a MoomemError of this code whose message contains `text`. */
+export function throwsWith(fn: () => unknown, code: string, text: string): void {
+  try {
+    fn();
+  } catch (error) {
+    if (!(error instanceof MoomemError)) throw new Error(`expected MoomemError ${code}, got ${String(error)}`, { cause: error });
+    if (error.code !== code) throw new Error(`expected code ${code}, got ${error.code}: ${error.message}`, { cause: error });
+    if (!error.message.includes(text)) throw new Error(`expected the message to mention ${JSON.stringify(text)}: ${error.message}`, { cause: error });
+    return;
+  }
+  throw new Error(`expected ${code} mentioning ${text}, but nothing was thrown`);
+}
+
+/** Twenty lines of small talk with no fact about the user (AC-03). */
+export const CHIT_CHAT: readonly string[] = [
+  "hi there!", "how are you today?", "lol that's funny", "thanks a lot", "good morning", "ok cool",
+  "haha", "what a day", "see you later", "nice weather huh", "I'm so tired right now", "hmm let me think",
+  "bye!", "that's great", "you're welcome", "sure", "no worries", "wow", "really?", "awesome",
+];

@@ -1,12 +1,8 @@
 import { describe, it, expect } from "vitest";
 import { MemoryStore } from "../../src/index.ts";
-import { FlakyExtractor, RuleExtractor, ScriptedJudge, rejectsWith } from "../helpers/scripted.ts";
+import { CHIT_CHAT, FlakyExtractor, RuleExtractor, ScriptedJudge, rejectsWith } from "../helpers/scripted.ts";
 
-const chitChat = [
-  "hi there!", "how are you today?", "lol that's funny", "thanks a lot", "good morning", "ok cool",
-  "haha", "what a day", "see you later", "nice weather huh", "I'm so tired right now", "hmm let me think",
-  "bye!", "that's great", "you're welcome", "sure", "no worries", "wow", "really?", "awesome",
-];
+const chitChat = CHIT_CHAT;
 
 describe("extraction (AC-03, AC-05)", () => {
   it("keeps only the fact among 20 chit-chat lines (AC-03)", async () => {

@@ -10,6 +10,7 @@ import { isMoomemError } from "../../../src/errors.ts";
 import { LlmExtractor, LlmJudge, OpenAIEmbedder } from "../../../src/openai.ts";
 import { ScriptedOpenAIServer, chatReply, hashEmbeddings, ruleModel, type Reply, type ServedRequest } from "./openai-server.ts";
 import { everythingVisible } from "../../openai/fake-fetch.ts";
+import { CHIT_CHAT } from "../../helpers/scripted.ts";
 
 const KEY = "sk-accept-SECRET-c0ffee0123456789";
 const DIM = 32;
@@ -81,11 +82,7 @@ function chatCalls(): number {
   return server.calls("chat/completions").length;
 }
 
-const chitChat = [
-  "hi there!", "how are you today?", "lol that's funny", "thanks a lot", "good morning", "ok cool",
-  "haha", "what a day", "see you later", "nice weather huh", "I'm so tired right now", "hmm let me think",
-  "bye!", "that's great", "you're welcome", "sure", "no worries", "wow", "really?", "awesome",
-];
+const chitChat = CHIT_CHAT;
 
 describe("AC-03: chit-chat is dropped, the one fact is kept", () => {
   it("20 chit-chat lines and one allergy in one transcript store exactly one fact", async () => {
