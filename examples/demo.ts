@@ -69,5 +69,6 @@ if (firstRun) {
   console.log(`\nRun it again (npm run demo): a new process opens ${dir} and recalls these memories before adding anything.`);
 } else {
   console.log(`\nThe memories survived the restart: this process recalled what an earlier one stored, and the adds were recognised as duplicates.`);
-  console.log(`Look inside with the CLI: npx moomem --dir ${dir} list -u alice   (delete ${dir} to start over)`);
+  // In this repository the bin is dist/cli/main.js; where moomem is installed as a package it is `npx moomem`.
+  console.log(`Look inside with the CLI: node dist/cli/main.js --dir ${dir} list -u alice   (npx moomem … in a project that installed moomem; delete ${dir} to start over)`);
 }
