@@ -69,7 +69,7 @@ export interface OpenOptions {
   sync?: SyncMode;
   /** With `sync: "interval"`: how often to sync, in ms (default 100). */
   syncIntervalMs?: number;
-  /** Open without the writer lock, for inspection while another process writes. Writes then throw `READ_ONLY`... see docs. */
+  /** Open without the writer lock and never write, to inspect a store another process is writing; add/forget/restore/import then throw `READ_ONLY`. */
   readOnly?: boolean;
   /** RRF constant k (default 60; 5 with the built-in `HashingEmbedder`, see `vectorWeight`). */
   rrfK?: number;
