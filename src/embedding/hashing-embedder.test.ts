@@ -7,20 +7,14 @@ import { checkVector, cosine, dot, normalize } from "./vector-math.ts";
 import { forEachToken } from "../text/tokenizer.ts";
 import { MoomemError } from "../errors.ts";
 import { ENGLISH_STOP_WORDS } from "../text/stop-words.ts";
+import { throwsWith } from "../../test/helpers/scripted.ts";
 
 function norm(v: Float32Array): number {
   return Math.sqrt(dot(v, v));
 }
 
 function expectInvalidArgument(run: () => unknown): void {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(MoomemError);
-    expect((error as MoomemError).code).toBe("INVALID_ARGUMENT");
-    return;
-  }
-  throw new Error("expected an INVALID_ARGUMENT MoomemError, nothing was thrown");
+  throwsWith(run, "INVALID_ARGUMENT");
 }
 
 describe("HashingEmbedder: construction", () => {

@@ -3,20 +3,12 @@
 import { describe, it, expect } from "vitest";
 import fc from "fast-check";
 import { Bm25Index } from "./bm25-index.ts";
-import { MoomemError } from "../errors.ts";
 import { tokenize } from "../text/tokenizer.ts";
 import { ENGLISH_STOP_WORDS } from "../text/stop-words.ts";
+import { throwsWith } from "../../test/helpers/scripted.ts";
 
 function expectInvalidArgument(run: () => unknown, message?: RegExp): void {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(MoomemError);
-    expect((error as MoomemError).code).toBe("INVALID_ARGUMENT");
-    if (message !== undefined) expect((error as MoomemError).message).toMatch(message);
-    return;
-  }
-  throw new Error("expected an INVALID_ARGUMENT MoomemError, nothing was thrown");
+  throwsWith(run, "INVALID_ARGUMENT", message);
 }
 
 /**

@@ -4,22 +4,14 @@ import { describe, it, expect } from "vitest";
 import fc from "fast-check";
 import { VectorIndex } from "./vector-index.ts";
 import { dot } from "../embedding/vector-math.ts";
-import { MoomemError } from "../errors.ts";
+import { throwsWith } from "../../test/helpers/scripted.ts";
 
 function vec(...values: number[]): Float32Array {
   return new Float32Array(values);
 }
 
 function expectInvalidArgument(run: () => unknown, message?: RegExp): void {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(MoomemError);
-    expect((error as MoomemError).code).toBe("INVALID_ARGUMENT");
-    if (message !== undefined) expect((error as MoomemError).message).toMatch(message);
-    return;
-  }
-  throw new Error("expected an INVALID_ARGUMENT MoomemError, nothing was thrown");
+  throwsWith(run, "INVALID_ARGUMENT", message);
 }
 
 /** Reference model: every stored vector scored with `dot`, filtered, sorted, cut. */

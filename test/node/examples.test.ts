@@ -1,33 +1,17 @@
 // Every example in examples/ runs with one command (tsx, importing "moomem" from the built package) and prints what it promises.
 
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import { ROOT, ensureBuilt } from "./helpers/built-package.ts";
 import { makeTempDir, removeDir } from "./helpers/store-files.ts";
+import { runProcess, type CliResult } from "./helpers/run-cli.ts";
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = CliResult;
 
 /** `npx tsx examples/<name>.ts <args…>` from the repository root, as the README says. */
 function runExample(name: string, args: string[] = []): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(join(ROOT, "node_modules", ".bin", "tsx"), [join("examples", `${name}.ts`), ...args], {
-      cwd: ROOT,
-      env: { ...process.env, NO_COLOR: "1" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+  return runProcess(join(ROOT, "node_modules", ".bin", "tsx"), [join("examples", `${name}.ts`), ...args], { cwd: ROOT });
 }
 
 function ok(run: Run): string {

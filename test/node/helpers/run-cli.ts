@@ -11,9 +11,14 @@ export interface CliResult {
 
 /** Runs `node dist/cli/main.js <args…>`; `input` is piped to stdin. */
 export function runMoomem(args: readonly string[], options: { input?: string; cwd?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
+  return runProcess("node", [CLI_MAIN, ...args], options);
+}
+
+/** Runs a command without colours and collects what it printed; `input` is piped to stdin. */
+export function runProcess(command: string, args: readonly string[], options: { input?: string; cwd?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", ...options.env };
-    const child = spawn("node", [CLI_MAIN, ...args], { cwd: options.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(command, args, { cwd: options.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
