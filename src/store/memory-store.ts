@@ -230,7 +230,6 @@ export class MemoryStore {
   #closed = false;
   #closing: Promise<void> | null = null;
   #compactionQueued = false;
-  #compactionError: unknown = null;
 
   protected constructor(parts: {
     backend: PersistenceBackend;
@@ -977,7 +976,7 @@ export class MemoryStore {
       await Promise.allSettled([...this.#inflight]);
       try {
         await this.#queue.exclusive(async () => {
-          if (!this.#readOnly && this.#compactionError === null) await this.#compactNow();
+          if (!this.#readOnly) await this.#compactNow();
         });
       } finally {
         await this.#backend.close();
@@ -1004,9 +1003,9 @@ export class MemoryStore {
         this.#compactionQueued = false;
         if (!this.#closed) await this.#compactNow();
       })
-      .catch((error: unknown) => {
-        // The journal still holds every acknowledged write; remember why compaction failed so close() reports it.
-        this.#compactionError = error;
+      .catch(() => {
+        // Nothing is lost: the journal still holds every acknowledged write. The next trigger
+        // compacts again, and close() compacts once more and rejects if that fails too.
       });
   }
 

@@ -68,10 +68,19 @@ export class FaultyBackend implements PersistenceBackend {
     this.groups.push([...batches]);
     return this.inner.append(batches);
   }
+  /** Ask for compaction after every append. */
+  eager = false;
+  failCompact = 0;
+  compactions = 0;
   wantsCompaction(): boolean {
-    return false;
+    return this.eager;
   }
   compact(source: Parameters<PersistenceBackend["compact"]>[0]): Promise<void> {
+    if (this.failCompact > 0) {
+      this.failCompact--;
+      return Promise.reject(new MoomemError("IO_FAILURE", "injected: compaction failed (EIO)"));
+    }
+    this.compactions++;
     return this.inner.compact(source);
   }
   stats(): ReturnType<PersistenceBackend["stats"]> {

@@ -127,6 +127,26 @@ describe("forget, close, concurrency, failed writes", () => {
     await (await MemoryStore.open("e", { backend, embedder: other })).close();
   });
 
+  it("a failed background compaction is retried, and close() reports a compaction that fails again", async () => {
+    const backend = new FaultyBackend();
+    const mem = await MemoryStore.open("x", { backend });
+    const before = backend.compactions;
+    backend.eager = true;
+    backend.failCompact = 1;
+    await mem.add("u1", "first after the failure");
+    await mem.add("u1", "second, which compacts again");
+    await mem.forget("u1", { id: "none" }); // a write queued behind the compaction: it has run when this resolves
+    expect(backend.compactions).toBeGreaterThan(before); // retried after the failure
+    backend.eager = false;
+    backend.failCompact = 1;
+    await rejectsWith(mem.close(), "IO_FAILURE");
+    await rejectsWith(mem.list("u1"), "STORE_CLOSED");
+    // the backend was released: a new store opens on it with everything acknowledged
+    const again = await MemoryStore.open("x", { backend });
+    expect((await again.list("u1")).map((e) => e.content)).toEqual(["first after the failure", "second, which compacts again"]);
+    await again.close();
+  });
+
   it("supports await using", async () => {
     const backend = new MemoryBackend("dispose");
     {
