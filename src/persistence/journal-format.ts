@@ -1,7 +1,7 @@
 // The journal file format (DESIGN §5): a header naming its gen, then one CRC-checked line per committed batch, and the torn-tail rules.
 
 import type { EntryRecord } from "../types.ts";
-import { entryFromJson, entryToJson } from "./record-codec.ts";
+import { entryFromJson, entryJsonText } from "./record-codec.ts";
 import { crc32Update, crc32UpdateAscii } from "./crc32.ts";
 import { FormatError } from "./format-error.ts";
 import { concat, decodeUtf8, encodeUtf8, type RawLine } from "./line-reader.ts";
@@ -85,7 +85,7 @@ const CLOSE = encodeUtf8("}\n");
 export function encodeJournalRecord(gen: number, record: JournalRecord): Uint8Array {
   const time = Number.isFinite(record.time) ? Math.max(0, Math.round(record.time)) : 0;
   const continues = record.continues === true;
-  const body = encodeUtf8(JSON.stringify(record.entries.map(entryToJson)));
+  const body = encodeUtf8(`[${record.entries.map(entryJsonText).join(",")}]`);
   const crc = crc32Update(checksumStart(gen, record.n, record.synced, time, continues), body);
   return concat([encodeUtf8(prefix(record.n, record.synced, time, continues, crc)), body, CLOSE]);
 }

@@ -41,6 +41,28 @@ export function entryToJson(entry: EntryRecord): EntryJson {
 }
 
 /**
+ * `JSON.stringify(entryToJson(entry))`, byte for byte, at a fraction of the cost: the vector's base64
+ * (most of the line) is spliced in rather than built as a property and scanned again by the stringifier
+ * (base64 needs no escaping). Every journal line, snapshot line and export line is written this way.
+ */
+export function entryJsonText(entry: EntryRecord): string {
+  const head = JSON.stringify({
+    id: entry.id,
+    user_id: entry.userId,
+    content: entry.content,
+    kind: entry.kind,
+    status: entry.status,
+    created_at: entry.createdAt,
+    updated_at: entry.updatedAt,
+    superseded_by: entry.supersededBy ?? null,
+    seq: entry.seq,
+  });
+  const embedding = entry.embedding === null ? "null" : `"${vectorToBase64(entry.embedding)}"`;
+  const key = entry.key === undefined ? "" : `,"key":${JSON.stringify(entry.key)}`;
+  return `${head.slice(0, -1)},"embedding":${embedding},"metadata":${JSON.stringify(entry.metadata)}${key}}`;
+}
+
+/**
  * Parses one persisted entry object (v2, or the seed's v1 with `embedding` as
  * an array and no `updated_at`). Throws a plain `Error` naming the bad field;
  * callers wrap it with the file and line.

@@ -2,7 +2,7 @@
 
 import type { EntryRecord } from "../types.ts";
 import type { EmbedderIdentity, SnapshotSource } from "./backend.ts";
-import { entryFromJson, entryToJson } from "./record-codec.ts";
+import { entryFromJson, entryJsonText } from "./record-codec.ts";
 import { crc32Update } from "./crc32.ts";
 import { FormatError } from "./format-error.ts";
 import { decodeUtf8, encodeUtf8, type RawLine } from "./line-reader.ts";
@@ -104,7 +104,7 @@ export function* encodeSnapshot(meta: SnapshotMeta, source: SnapshotSource): Gen
     lastSeq = entry.seq;
     count++;
     if (count > source.count) break;
-    const line = encodeUtf8(`${JSON.stringify(entryToJson(entry))}\n`);
+    const line = encodeUtf8(`${entryJsonText(entry)}\n`);
     crc = crc32Update(crc, line);
     yield line;
   }

@@ -2,7 +2,7 @@
 
 import type { EntryRecord } from "../types.ts";
 import type { EmbedderIdentity } from "../persistence/backend.ts";
-import { entryFromJson, entryToJson } from "../persistence/record-codec.ts";
+import { entryFromJson, entryJsonText } from "../persistence/record-codec.ts";
 import { invalidArgument, MoomemError, describeError } from "../errors.ts";
 import { checkUserId } from "./validation.ts";
 
@@ -22,7 +22,7 @@ export function headerLine(header: ExportHeader): string {
 }
 
 export function entryLine(record: EntryRecord): string {
-  return JSON.stringify(entryToJson(record)) + "\n";
+  return entryJsonText(record) + "\n";
 }
 
 /** What an import file held, validated line by line before anything is applied. */

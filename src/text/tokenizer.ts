@@ -2,6 +2,7 @@
 
 import { stemEnglish } from "./english-stem.ts";
 import { ENGLISH_STOP_WORDS } from "./stop-words.ts";
+import { BoundedMemo } from "./bounded-memo.ts";
 
 /**
  * What produced a token:
@@ -110,10 +111,49 @@ function isDigit(codePoint: number | undefined): boolean {
  * `;` `'` join two digits. A property test holds it equal to the segmenter on every runtime.
  */
 export function asciiWords(canonical: string, visit: (word: string, index: number) => void): void {
-  for (const match of canonical.matchAll(ASCII_WORD)) visit(match[0], match.index);
+  // A hand-written scanner: about 3× the speed of the equivalent regular expression with look-arounds.
+  const n = canonical.length;
+  let i = 0;
+  while (i < n) {
+    if (!isAsciiAlnum(canonical.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const start = i;
+    for (;;) {
+      while (i < n && isAsciiAlnum(canonical.charCodeAt(i))) i++;
+      if (i + 1 >= n) break;
+      const joiner = canonical.charCodeAt(i);
+      const before = canonical.charCodeAt(i - 1);
+      const after = canonical.charCodeAt(i + 1);
+      const betweenLetters = joiner === APOSTROPHE && isAsciiLetter(before) && isAsciiLetter(after);
+      const betweenDigits = isDigitJoiner(joiner) && isAsciiDigit(before) && isAsciiDigit(after);
+      if (!betweenLetters && !betweenDigits) break;
+      i++;
+    }
+    visit(canonical.slice(start, i), start);
+  }
 }
 
-const ASCII_WORD = /[a-z0-9]+(?:(?:(?<=[a-z])'(?=[a-z])|(?<=[0-9])[.,;'](?=[0-9]))[a-z0-9]+)*/g;
+const APOSTROPHE = 0x27;
+
+function isAsciiLetter(code: number): boolean {
+  return code >= 0x61 && code <= 0x7a;
+}
+
+function isAsciiDigit(code: number): boolean {
+  return code >= 0x30 && code <= 0x39;
+}
+
+function isAsciiAlnum(code: number): boolean {
+  return isAsciiLetter(code) || isAsciiDigit(code);
+}
+
+/** `.` `,` `;` `'`: the characters UAX #29 lets join two digits. */
+function isDigitJoiner(code: number): boolean {
+  return code === 0x2e || code === 0x2c || code === 0x3b || code === APOSTROPHE;
+}
+
 const NON_ASCII = /[^\p{ASCII}]/u;
 
 /**
@@ -124,9 +164,14 @@ const NON_ASCII = /[^\p{ASCII}]/u;
  * stemming from 50.5 to 53.4 % (docs/eval/tuning.md).
  */
 function foldWord(word: string): string {
+  return foldedWords.get(word);
+}
+
+/** Words repeat (Zipf), and folding was half the cost of tokenizing: the folded forms are remembered. */
+const foldedWords = new BoundedMemo<string>(50_000, (word) => {
   const base = word.length > 2 && word.endsWith("'s") ? word.slice(0, -2) : word;
   return ENGLISH_STOP_WORDS.has(base) ? base : stemEnglish(base);
-}
+});
 
 /**
  * Calls `visit` once per token of `text`: first the segmenter's words in text order, then, run by run,
@@ -139,6 +184,32 @@ function foldWord(word: string): string {
  * ```
  */
 export function forEachToken(text: string, visit: (token: string, kind: TokenKind) => void): void {
+  const stream = recentStreams.get(text);
+  for (let i = 0; i < stream.tokens.length; i++) visit(stream.tokens[i] as string, stream.kinds[i] as TokenKind);
+}
+
+/** Every token of a text with its kind, in {@link forEachToken}'s order. */
+interface TokenStream {
+  readonly tokens: readonly string[];
+  readonly kinds: readonly TokenKind[];
+}
+
+/**
+ * One add hands the same text to the tokenizer four times (embedding, conflict candidates, judging,
+ * indexing); the streams of the last few hundred texts are kept so that only the first call pays.
+ * Room for hundreds because adds in flight are all embedded before the first is indexed.
+ */
+const recentStreams = new BoundedMemo<TokenStream>(512, (text) => {
+  const tokens: string[] = [];
+  const kinds: TokenKind[] = [];
+  scanTokens(text, (token, kind) => {
+    tokens.push(token);
+    kinds.push(kind);
+  });
+  return { tokens, kinds };
+});
+
+function scanTokens(text: string, visit: (token: string, kind: TokenKind) => void): void {
   const canonical = canonicalText(text);
   if (canonical.length === 0) return;
   if (!NON_ASCII.test(canonical)) {
@@ -206,8 +277,13 @@ const TRAILING_PUNCTUATION = /[\s.!?,;:~…‥。、，；：！？～]+$/u;
  * ```
  */
 export function normalizeForDedup(text: string): string {
-  return text.normalize("NFKC").toLowerCase().replace(/\s+/gu, " ").trim().replace(TRAILING_PUNCTUATION, "");
+  return dedupForms.get(text);
 }
+
+/** An add asks for a text's dedup form twice (the duplicate check, then indexing): the last few are kept. */
+const dedupForms = new BoundedMemo<string>(512, (text) =>
+  text.normalize("NFKC").toLowerCase().replace(/\s+/gu, " ").trim().replace(TRAILING_PUNCTUATION, ""),
+);
 
 /**
  * Jaccard similarity of two token lists taken as sets: |A ∩ B| / |A ∪ B|; 0 when both are empty.
