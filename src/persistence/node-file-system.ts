@@ -1,12 +1,14 @@
 // The FileSystem seam over node:fs (also what Bun and Deno run): the only file in moomem that touches the disk.
 
-import { constants as fsConstants } from "node:fs";
+import { constants as fsConstants, writeSync } from "node:fs";
 import * as fsp from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { errorCode, type FileSystem, type WritableFile } from "./file-system.ts";
 
 const CHUNK_SIZE = 256 * 1024;
+/** Writes up to this size go straight to the kernel (see `write`); larger ones (snapshots) stay off the event loop. */
+const SMALL_WRITE = 64 * 1024;
 
 // Codes meaning "this file system cannot make hard links": fall back to O_EXCL.
 const NO_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "EXDEV", "EINVAL"]);
@@ -20,6 +22,17 @@ class NodeWritableFile implements WritableFile {
 
   async write(data: Uint8Array, position: number): Promise<void> {
     let done = 0;
+    if (data.length <= SMALL_WRITE) {
+      // A journal append of a few KiB lands in the page cache in microseconds; the promise API would
+      // first hop to libuv's thread pool and back, which costs more than the write (add latency).
+      const fd = this.#handle.fd;
+      while (done < data.length) {
+        const written = writeSync(fd, data, done, data.length - done, position + done);
+        if (written <= 0) throw Object.assign(new Error("write made no progress"), { code: "EIO" });
+        done += written;
+      }
+      return;
+    }
     while (done < data.length) {
       const { bytesWritten } = await this.#handle.write(data, done, data.length - done, position + done);
       if (bytesWritten <= 0) throw Object.assign(new Error("write made no progress"), { code: "EIO" });
