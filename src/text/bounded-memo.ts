@@ -1,10 +1,15 @@
-// A small cache of a pure function's recent results, bounded by forgetting the oldest key.
+// A small cache of a pure function's recent results, bounded by forgetting what was not used lately.
 
 /**
- * Remembers up to `capacity` results of a pure function of a string. The store hands the same text to
- * the tokenizer several times per add (embedding, conflict candidates, indexing, judging); a memo
- * makes every call after the first a lookup. Eviction is first-in first-out (Map keeps insertion
- * order), which suits that access pattern and costs nothing on a hit.
+ * Remembers recent results of a pure function of a string: at least the last `capacity` keys used,
+ * at most twice that. The store hands the same text to the tokenizer several times per add
+ * (embedding, conflict candidates, indexing, judging), and words repeat; a memo makes every call after
+ * the first a lookup.
+ *
+ * Two generations instead of a strict LRU: lookups go to the current map, then to the previous one
+ * (and a hit there moves the key forward); when the current map is full it becomes the previous one.
+ * Every operation is O(1). (Evicting a Map's oldest key one at a time is not: V8 leaves deleted
+ * entries in place, so finding the first live key walks over all of them.)
  *
  * @example
  * ```ts
@@ -15,7 +20,8 @@
 export class BoundedMemo<V> {
   readonly #capacity: number;
   readonly #compute: (key: string) => V;
-  readonly #values = new Map<string, V>();
+  #current = new Map<string, V>();
+  #previous = new Map<string, V>();
 
   constructor(capacity: number, compute: (key: string) => V) {
     this.#capacity = capacity;
@@ -23,12 +29,14 @@ export class BoundedMemo<V> {
   }
 
   get(key: string): V {
-    let value = this.#values.get(key);
-    if (value === undefined) {
-      value = this.#compute(key);
-      if (this.#values.size >= this.#capacity) this.#values.delete(this.#values.keys().next().value as string);
-      this.#values.set(key, value);
+    let value = this.#current.get(key);
+    if (value !== undefined) return value;
+    value = this.#previous.get(key) ?? this.#compute(key);
+    if (this.#current.size >= this.#capacity) {
+      this.#previous = this.#current;
+      this.#current = new Map();
     }
+    this.#current.set(key, value);
     return value;
   }
 }
