@@ -3,6 +3,7 @@
 import { MoomemError } from "../errors.ts";
 import { forEachToken } from "../text/tokenizer.ts";
 import { ENGLISH_STOP_WORDS } from "../text/stop-words.ts";
+import { BoundedMemo } from "../text/bounded-memo.ts";
 import type { Embedder } from "../types.ts";
 
 /** Options of {@link HashingEmbedder}. */
@@ -196,24 +197,18 @@ class FeatureCounts {
 
 const SURROGATE = /[\ud800-\udfff]/;
 
-/** Words repeat (Zipf): their feature hashes are remembered, which makes embedding about twice as fast. */
-const WORD_MEMO_SIZE = 50_000;
-const wordMemo = new Map<string, Uint32Array>();
-
 /** A word's token hash followed by the hashes of its 3-grams (none for a stop word). */
 function wordFeatures(word: string): Uint32Array {
-  let features = wordMemo.get(word);
-  if (features === undefined) {
-    const hashes = [hashString(word, TOKEN_SEED)];
-    // A stop word is one feature: its grams would let "what" or "have" outweigh a topic word.
-    if (!ENGLISH_STOP_WORDS.has(word)) trigramHashes(word, hashes);
-    features = Uint32Array.from(hashes);
-    // Bounded by clearing: a vocabulary rarely outgrows it, and a cleared memo only costs a refill.
-    if (wordMemo.size >= WORD_MEMO_SIZE) wordMemo.clear();
-    wordMemo.set(word, features);
-  }
-  return features;
+  return wordHashes.get(word);
 }
+
+/** Words repeat (Zipf): remembering their feature hashes makes embedding about twice as fast. */
+const wordHashes = new BoundedMemo<Uint32Array>(50_000, (word) => {
+  const hashes = [hashString(word, TOKEN_SEED)];
+  // A stop word is one feature: its grams would let "what" or "have" outweigh a topic word.
+  if (!ENGLISH_STOP_WORDS.has(word)) trigramHashes(word, hashes);
+  return Uint32Array.from(hashes);
+});
 
 /** Appends the hashes of the 3-grams of `<word>` when the word has ≥ {@link MIN_GRAM_WORD_CHARS} characters and a letter. */
 function trigramHashes(word: string, out: number[]): void {
