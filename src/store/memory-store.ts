@@ -531,10 +531,12 @@ export class MemoryStore {
       const record = this.#state.bySeq(seq);
       if (record === undefined || !isLive(record.status)) continue;
       // No copy here: records are immutable, and judgeFacts copies what it hands to a host's judge.
-      const { embedding, ...entry } = record;
-      const candidate: JudgeCandidate = entry;
-      if (embedding !== null) candidate.embedding = embedding;
-      out.push(candidate);
+      if (record.embedding !== null) {
+        out.push(record as JudgeCandidate);
+        continue;
+      }
+      const { embedding: _none, ...entry } = record;
+      out.push(entry);
     }
     return out;
   }
