@@ -5,12 +5,14 @@ import { invalidArgument } from "../errors.ts";
 import { cosine } from "../embedding/vector-math.ts";
 import { forEachToken, normalizeForDedup, tokenize } from "../text/tokenizer.ts";
 import { ENGLISH_STOP_WORDS } from "../text/stop-words.ts";
+import { BoundedMemo } from "../text/bounded-memo.ts";
+import { hashString } from "../embedding/hashing-embedder.ts";
 
 /** Width of the "coexist" band below the replace threshold. */
 const COEXIST_BAND = 0.15;
 
-/** Token sets kept per judge: the same neighbours come up as candidates add after add. */
-const TOKEN_CACHE_SIZE = 4096;
+/** Token sets kept per judge: at least this many texts, at most twice as many (about 150 bytes each). */
+const TOKEN_CACHE_SIZE = 16_384;
 
 /** A candidate as the store hands it to judges: the public entry plus its vector when it has one. */
 export type JudgeCandidate = MemoryEntry & { embedding?: Float32Array };
@@ -35,7 +37,8 @@ export type JudgeCandidate = MemoryEntry & { embedding?: Float32Array };
 export class SimilarityJudge implements ConflictJudge {
   readonly name: string = "similarity";
   readonly threshold: number;
-  readonly #tokenSets = new Map<string, Set<string>>();
+  /** Token sets of recent texts: the same neighbours come up as candidates add after add. */
+  readonly #fingerprints = new BoundedMemo<Float64Array>(TOKEN_CACHE_SIZE, tokenFingerprints);
 
   constructor(options: { threshold?: number } = {}) {
     const threshold = options.threshold ?? 0.82;
@@ -75,28 +78,38 @@ export class SimilarityJudge implements ConflictJudge {
     return Math.max(vectorSim, this.#jaccard(fact.content, candidate.content));
   }
 
-  /** `jaccard(tokenize(a), tokenize(b))`, with token sets remembered across calls. */
+  /** `jaccard(tokenize(a), tokenize(b))`, on remembered token fingerprints. */
   #jaccard(a: string, b: string): number {
-    const setA = this.#tokenSet(a);
-    const setB = this.#tokenSet(b);
-    if (setA.size === 0 && setB.size === 0) return 0;
-    const [small, large] = setA.size <= setB.size ? [setA, setB] : [setB, setA];
+    const x = this.#fingerprints.get(a);
+    const y = this.#fingerprints.get(b);
+    if (x.length === 0 && y.length === 0) return 0;
     let shared = 0;
-    for (const token of small) if (large.has(token)) shared++;
-    return shared / (setA.size + setB.size - shared);
-  }
-
-  #tokenSet(text: string): Set<string> {
-    let set = this.#tokenSets.get(text);
-    if (set === undefined) {
-      set = new Set(tokenize(text));
-      // Oldest first out: Map keeps insertion order.
-      if (this.#tokenSets.size >= TOKEN_CACHE_SIZE) this.#tokenSets.delete(this.#tokenSets.keys().next().value as string);
-      this.#tokenSets.set(text, set);
+    for (let i = 0, j = 0; i < x.length && j < y.length; ) {
+      const u = x[i] as number;
+      const v = y[j] as number;
+      if (u === v) shared++;
+      if (u <= v) i++;
+      if (u >= v) j++;
     }
-    return set;
+    return shared / (x.length + y.length - shared);
   }
 }
+
+/**
+ * A text's distinct tokens as sorted 53-bit fingerprints (two 32-bit hashes): the sets are intersected
+ * by one merge, and a cached set costs 8 bytes a token instead of a `Set` of strings. Two different
+ * tokens share a fingerprint with probability about 2^-53, far below anything a threshold can notice.
+ */
+function tokenFingerprints(text: string): Float64Array {
+  const seen = new Set(tokenize(text));
+  const out = new Float64Array(seen.size);
+  let i = 0;
+  for (const token of seen) out[i++] = (hashString(token, FINGERPRINT_SEED_HIGH) % 2 ** 21) * 2 ** 32 + hashString(token, FINGERPRINT_SEED_LOW);
+  return out.sort();
+}
+
+const FINGERPRINT_SEED_HIGH = 0x6a616331;
+const FINGERPRINT_SEED_LOW = 0x6a616332;
 
 /** Content words (stop words left out) and CJK characters of a text, as a set. */
 function contentFeatures(text: string): Set<string> {
