@@ -3,7 +3,7 @@
 import { describe, it, expect } from "vitest";
 import fc from "fast-check";
 import { VectorIndex } from "./vector-index.ts";
-import { dot } from "../embedding/vector-math.ts";
+import { dot, dotAt } from "../embedding/vector-math.ts";
 import { throwsWith } from "../../test/helpers/scripted.ts";
 
 function vec(...values: number[]): Float32Array {
@@ -23,6 +23,37 @@ function bruteForce(stored: Map<number, Float32Array>, query: Float32Array, k: n
   }
   all.sort((a, b) => b.score - a.score || b.doc - a.doc);
   return all.slice(0, k);
+}
+
+/**
+ * Reference model of the index's old row-major layout: one row per vector, each scored with `dotAt`,
+ * filtered, sorted (higher score, then larger doc first), cut.
+ */
+function rowMajorScan(stored: Map<number, Float32Array>, dim: number, query: Float32Array, k: number): Array<{ doc: number; score: number }> {
+  const rows = new Float32Array(stored.size * dim);
+  const docs: number[] = [];
+  for (const [doc, vector] of stored) {
+    rows.set(vector, docs.length * dim);
+    docs.push(doc);
+  }
+  const all: Array<{ doc: number; score: number }> = [];
+  for (let row = 0; row < docs.length; row++) {
+    const score = dotAt(rows, row * dim, query, dim);
+    if (score > 0) all.push({ doc: docs[row] as number, score });
+  }
+  all.sort((a, b) => b.score - a.score || b.doc - a.doc);
+  return all.slice(0, k);
+}
+
+/** Small seeded generator (mulberry32): fast-check picks the seed, so a failure replays and shrinks on it. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }
 
 describe("VectorIndex", () => {
@@ -167,6 +198,88 @@ describe("VectorIndex", () => {
         expect(index.search(query, k)).toEqual(bruteForce(model, query, k));
       }),
       { numRuns: 100 },
+    );
+  });
+
+  it("scores bit for bit like a row-major dotAt scan, in the same order, across block boundaries", () => {
+    // The index keeps vectors in blocks of 1024 docs (narrower while it holds fewer): counts around
+    // 1024 and 2048 cross block boundaries, small counts cover the narrow single block and its growth.
+    const count = fc.oneof(fc.integer({ min: 0, max: 70 }), fc.integer({ min: 1000, max: 1100 }), fc.integer({ min: 2030, max: 2110 }));
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 37 }), count, fc.integer(), fc.double({ min: 0, max: 0.3, noNaN: true }), (dim, target, seed, removeRate) => {
+        const random = seeded(seed);
+        const index = new VectorIndex(dim);
+        const model = new Map<number, Float32Array>();
+        const held: number[] = [];
+        const added: Float32Array[] = [];
+        const component = (zeroRate: number): number => {
+          const x = random();
+          if (x < zeroRate) return x < zeroRate / 8 ? -0 : 0;
+          return Math.fround(random() * 2 - 1);
+        };
+        const vector = (): Float32Array => {
+          // Some vectors repeat an earlier one, so equal scores (and the tie rule) occur.
+          if (added.length > 0 && random() < 0.1) return (added[Math.floor(random() * added.length)] as Float32Array).slice();
+          const zeroRate = random() < 0.5 ? 0 : random();
+          return Float32Array.from({ length: dim }, () => component(zeroRate));
+        };
+        const query = (): Float32Array => {
+          const kind = random();
+          if (kind < 0.05) return new Float32Array(dim);
+          if (kind < 0.1 && added.length > 0) return (added[Math.floor(random() * added.length)] as Float32Array).slice();
+          // dense (every component non-zero) or sparse (1 to about half the components non-zero)
+          const q = Float32Array.from({ length: dim }, () => Math.fround(random() * 2 - 1) || 0.5);
+          if (kind < 0.4) return q;
+          const keep = 1 + Math.floor(random() * Math.max(1, dim / 2));
+          for (let i = 0; i < dim; i++) if (random() * dim >= keep) q[i] = 0;
+          return q;
+        };
+        const check = (): void => {
+          const q = query();
+          const k = random() < 0.2 ? model.size + 3 : 1 + Math.floor(random() * 12);
+          const got = index.search(q, k);
+          const want = rowMajorScan(model, dim, q, k);
+          expect(got.length).toBe(want.length);
+          // Object.is: the same bits, not just close; one expect per search keeps hundreds of hits cheap.
+          const at = want.findIndex((hit, i) => got[i]?.doc !== hit.doc || !Object.is(got[i]?.score, hit.score));
+          expect(at === -1 ? null : { at, got: got[at], want: want[at] }).toBeNull();
+        };
+        let nextDoc = 0;
+        let steps = 0;
+        // About a dozen searches along the way, so some run on a partly filled last block.
+        const every = Math.max(5, Math.floor(target / 12));
+        while (model.size < target) {
+          if (model.size > 0 && random() < removeRate) {
+            // Mostly a held doc (its slot gets the last vector), sometimes one that is not there.
+            const at = Math.floor(random() * held.length);
+            const doc = random() < 0.9 ? (held[at] as number) : nextDoc + 1;
+            expect(index.remove(doc)).toBe(model.delete(doc));
+            if (doc === held[at]) {
+              held[at] = held[held.length - 1] as number;
+              held.pop();
+            }
+          } else {
+            // Usually a new doc; sometimes one removed before comes back.
+            const doc = random() < 0.05 && nextDoc > 0 ? Math.floor(random() * nextDoc) : nextDoc++;
+            if (model.has(doc)) continue;
+            const v = vector();
+            index.add(doc, v);
+            model.set(doc, v);
+            held.push(doc);
+            added.push(v);
+          }
+          if (++steps % every === 0) check();
+        }
+        // Removing from the end leaves stale vectors past the last slot, which a search must not see.
+        for (let i = Math.floor(random() * 4); i > 0 && held.length > 0; i--) {
+          // `held` mirrors the index's slots (both fill holes with the last), so this is the last slot.
+          const last = held.pop() as number;
+          expect(index.remove(last)).toBe(model.delete(last));
+        }
+        expect(index.size).toBe(model.size);
+        for (let i = 0; i < 6; i++) check();
+      }),
+      { numRuns: 40 },
     );
   });
 });
