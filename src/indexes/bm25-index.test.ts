@@ -49,6 +49,92 @@ function bruteForce(
   return results.slice(0, k);
 }
 
+/**
+ * The index's search loop as it was before pruning, over postings rebuilt from the current documents:
+ * every postings list of every distinct query term, contributions added in query order. The pruned
+ * search must return exactly this (same docs, order and bit-equal scores).
+ */
+function referenceSearch(
+  docs: Map<number, readonly string[]>,
+  k1 = 0.9,
+  b = 0.4,
+  stopWords: ReadonlySet<string> = ENGLISH_STOP_WORDS,
+): (query: readonly string[], k: number) => Array<{ doc: number; score: number }> {
+  const terms = new Map<string, { docs: number[]; tfs: number[] }>();
+  const lengths = new Map<number, number>();
+  let totalLength = 0;
+  for (const [doc, tokens] of docs) {
+    const counts = new Map<string, number>();
+    let length = 0;
+    for (const token of tokens) {
+      if (stopWords.has(token)) continue;
+      counts.set(token, (counts.get(token) ?? 0) + 1);
+      length++;
+    }
+    for (const [term, tf] of counts) {
+      let postings = terms.get(term);
+      if (postings === undefined) terms.set(term, (postings = { docs: [], tfs: [] }));
+      postings.docs.push(doc);
+      postings.tfs.push(tf);
+    }
+    lengths.set(doc, length);
+    totalLength += length;
+  }
+  const n = docs.size;
+  const avgLength = totalLength / n;
+  return (query, k) => {
+    if (k === 0 || n === 0 || totalLength === 0) return [];
+    const scores = new Map<number, number>();
+    const seen = new Set<string>();
+    for (const term of query) {
+      if (seen.has(term) || stopWords.has(term)) continue;
+      seen.add(term);
+      const postings = terms.get(term);
+      if (postings === undefined) continue;
+      const df = postings.docs.length;
+      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      const weight = idf * (k1 + 1);
+      for (let i = 0; i < df; i++) {
+        const doc = postings.docs[i] as number;
+        const tf = postings.tfs[i] as number;
+        const lengthNorm = 1 - b + (b * (lengths.get(doc) as number)) / avgLength;
+        scores.set(doc, (scores.get(doc) ?? 0) + weight * (tf / (tf + k1 * lengthNorm)));
+      }
+    }
+    const results = [...scores].map(([doc, score]) => ({ doc, score }));
+    results.sort((x, y) => y.score - x.score || y.doc - x.doc);
+    return results.slice(0, k);
+  };
+}
+
+/** Zipf-like draws: index r of `size` with weight 1 / (r + 1), from a uniform integer in 0..ZIPF_STEPS−1. */
+const ZIPF_STEPS = 10_000;
+function zipfTable(size: number): Int32Array {
+  const cdf: number[] = [];
+  let total = 0;
+  for (let r = 0; r < size; r++) cdf.push((total += 1 / (r + 1)));
+  const table = new Int32Array(ZIPF_STEPS);
+  let r = 0;
+  for (let step = 0; step < ZIPF_STEPS; step++) {
+    while ((cdf[r] as number) / total < (step + 0.5) / ZIPF_STEPS) r++;
+    table[step] = r;
+  }
+  return table;
+}
+
+/** A small seeded generator (xorshift32), for deterministic corpora larger than fast-check would shrink well. */
+function xorshift(seed: number): () => number {
+  let x = seed >>> 0 || 1;
+  return () => {
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    return x / 4294967296;
+  };
+}
+
 describe("Bm25Index", () => {
   it("scores with Okapi BM25 and Lucene's idf (hand-computed example)", () => {
     // The textbook k1 1.2 / b 0.75 (the defaults are 0.9 / 0.4 since the LoCoMo tuning).
@@ -219,5 +305,92 @@ describe("Bm25Index", () => {
       ),
       { numRuns: 100 },
     );
+  });
+  it("prunes without changing results: random Zipf-like corpora, adds and removes, long and short queries", () => {
+    // Stop words ("the", "and", "i", "to") are mixed in; "zz" is never indexed. Each added memory goes
+    // in 1–12 times under consecutive docs: the index grows large enough for the pruned search to
+    // run, and copies score the same, so ties are decided by doc.
+    const vocabulary = ["the", "and", "i", "to", ...Array.from({ length: 200 }, (_, i) => `w${i}`)];
+    const table = zipfTable(vocabulary.length);
+    const token = fc.integer({ min: 0, max: ZIPF_STEPS - 1 }).map((step) => vocabulary[table[step] as number] as string);
+    const tokens = fc.array(token, { maxLength: 30 });
+    const op = fc.oneof(
+      {
+        weight: 4,
+        arbitrary: fc.record({ kind: fc.constant("add" as const), doc: fc.integer({ min: 0, max: 400 }), copies: fc.integer({ min: 1, max: 12 }), tokens }),
+      },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant("remove" as const), doc: fc.integer({ min: 0, max: 400 }) }) },
+    );
+    const query = fc.array(fc.oneof({ weight: 20, arbitrary: token }, { weight: 1, arbitrary: fc.constant("zz") }), { minLength: 1, maxLength: 40 });
+    const params = fc.oneof(
+      fc.constant({ k1: 0.9, b: 0.4 }),
+      fc.record({ k1: fc.double({ min: 0, max: 3, noNaN: true }), b: fc.double({ min: 0, max: 1, noNaN: true }) }),
+      fc.constantFrom({ k1: 0, b: 0.4 }, { k1: 1.2, b: 1 }, { k1: 1.2, b: 0 }),
+    );
+    fc.assert(
+      fc.property(
+        params,
+        fc.array(op, { maxLength: 400, size: "max" }),
+        fc.array(fc.record({ query, k: fc.oneof({ weight: 3, arbitrary: fc.integer({ min: 1, max: 10 }) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 60 }) }) }), { minLength: 1, maxLength: 6 }),
+        ({ k1, b }, ops, searches) => {
+          const index = new Bm25Index({ k1, b });
+          const model = new Map<number, readonly string[]>();
+          for (const step of ops) {
+            const first = step.doc * 16;
+            if (step.kind === "add") {
+              if (model.has(first)) continue;
+              for (let doc = first; doc < first + step.copies; doc++) {
+                index.add(doc, step.tokens);
+                model.set(doc, step.tokens);
+              }
+            } else {
+              for (let doc = first; doc < first + 16; doc++) expect(index.remove(doc)).toBe(model.delete(doc));
+            }
+          }
+          const reference = referenceSearch(model, k1, b);
+          for (const { query, k } of searches) expect(index.search(query, k)).toEqual(reference(query, k));
+        },
+      ),
+      // A run builds indexes of up to a few thousand documents, so shrinking a failure could take
+      // minutes: stop it after 30 s and report the smallest counterexample found by then.
+      { numRuns: 100, plugins: [fc.interruptAfterTimeLimit(30_000)] },
+    );
+  });
+
+  it("prunes without changing results on a larger seeded corpus (whole memories as queries, k 1–50)", () => {
+    const random = xorshift(20_240_611);
+    const vocabulary = Array.from({ length: 3000 }, (_, i) => `t${i}`);
+    const table = zipfTable(vocabulary.length);
+    const stop = [...ENGLISH_STOP_WORDS].slice(0, 20);
+    const memory = (): string[] => {
+      const words: string[] = [];
+      const length = 4 + Math.floor(random() * 27);
+      for (let i = 0; i < length; i++) {
+        words.push(random() < 0.35 ? (stop[Math.floor(random() * stop.length)] as string) : (vocabulary[table[Math.floor(random() * ZIPF_STEPS)] as number] as string));
+      }
+      return words;
+    };
+    const index = new Bm25Index();
+    const model = new Map<number, readonly string[]>();
+    for (let doc = 0; doc < 4000; doc++) {
+      const tokens = memory();
+      index.add(doc, tokens);
+      model.set(doc, tokens);
+      // Removing every seventh document now and then leaves maxTf bounds above the lists' real maxima.
+      if (doc % 7 === 3 && random() < 0.5) {
+        index.remove(doc - 3);
+        model.delete(doc - 3);
+      }
+    }
+    const docs = [...model.values()];
+    const reference = referenceSearch(model);
+    for (let q = 0; q < 80; q++) {
+      const whole = docs[Math.floor(random() * docs.length)] as readonly string[];
+      const short = memory().slice(0, 2 + Math.floor(random() * 5));
+      for (const k of [1, 8, 20, 50]) {
+        expect(index.search(whole, k)).toEqual(reference(whole, k));
+        expect(index.search(short, k)).toEqual(reference(short, k));
+      }
+    }
   });
 });
