@@ -40,4 +40,16 @@ describe("BoundedMemo", () => {
     }
     expect(computed).toBe(1);
   });
+
+  it("does not keep very long keys", () => {
+    let computed = 0;
+    const memo = new BoundedMemo<number>(4, (key) => {
+      computed++;
+      return key.length;
+    });
+    const long = "x".repeat(10_000);
+    expect(memo.get(long)).toBe(10_000);
+    expect(memo.get(long)).toBe(10_000);
+    expect(computed).toBe(2);
+  });
 });

@@ -1,5 +1,8 @@
 // A small cache of a pure function's recent results, bounded by forgetting what was not used lately.
 
+/** Keys longer than this (in UTF-16 units) are not remembered; the default content limit is 8,192. */
+const MAX_KEY_LENGTH = 8192;
+
 /**
  * Remembers recent results of a pure function of a string: at least the last `capacity` keys used,
  * at most twice that. The store hands the same text to the tokenizer several times per add
@@ -29,6 +32,8 @@ export class BoundedMemo<V> {
   }
 
   get(key: string): V {
+    // A huge text (a pasted document as a query) is computed but not kept: the memo must never hold much memory.
+    if (key.length > MAX_KEY_LENGTH) return this.#compute(key);
     let value = this.#current.get(key);
     if (value !== undefined) return value;
     value = this.#previous.get(key) ?? this.#compute(key);

@@ -196,10 +196,10 @@ interface TokenStream {
 
 /**
  * One add hands the same text to the tokenizer four times (embedding, conflict candidates, judging,
- * indexing); the streams of the last few hundred texts are kept so that only the first call pays.
+ * indexing); the streams of the last few hundred texts are kept (256 to 512) so that only the first call pays.
  * Room for hundreds because adds in flight are all embedded before the first is indexed.
  */
-const recentStreams = new BoundedMemo<TokenStream>(512, (text) => {
+const recentStreams = new BoundedMemo<TokenStream>(256, (text) => {
   const tokens: string[] = [];
   const kinds: TokenKind[] = [];
   scanTokens(text, (token, kind) => {
