@@ -34,6 +34,8 @@ export class EntryState {
   readonly #byId = new Map<string, EntryRecord>();
   readonly #bySeq = new Map<number, EntryRecord>();
   readonly #shards = new Map<string, UserShard>();
+  /** Shards whose entries were loaded but not indexed yet: a user's indexes are built when first used. */
+  readonly #unbuilt = new Set<UserShard>();
 
   constructor(dim: number) {
     this.#dim = dim;
@@ -51,9 +53,43 @@ export class EntryState {
     return this.#bySeq.get(seq);
   }
 
-  /** The user's shard, or undefined when the user has no entries. Never another user's. */
+  /** The user's shard (indexes built), or undefined when the user has no entries. Never another user's. */
   shard(userId: string): UserShard | undefined {
-    return this.#shards.get(userId);
+    const shard = this.#shards.get(userId);
+    if (shard !== undefined) this.#ensureBuilt(shard);
+    return shard;
+  }
+
+  /** The user's entries in seq order (any status), without building the user's indexes. */
+  entriesOf(userId: string): readonly EntryRecord[] {
+    return this.#shards.get(userId)?.entries ?? [];
+  }
+
+  /**
+   * Adds a record read from storage (the latest version of an entry, in seq order) without indexing
+   * it: opening a store then costs reading it, and each user's indexes are built on first use. On a
+   * server holding many users, the ones nobody asks about never cost index time.
+   */
+  load(record: EntryRecord): void {
+    const other = this.#bySeq.get(record.seq) ?? this.#byId.get(record.id);
+    if (other !== undefined) {
+      throw new MoomemError("STORE_CORRUPTED", `entries ${other.id} (seq ${other.seq}) and ${record.id} (seq ${record.seq}) were both stored; the store's data is inconsistent`);
+    }
+    let shard = this.#shards.get(record.userId);
+    if (shard === undefined) {
+      shard = this.#newShard(record.userId);
+      this.#unbuilt.add(shard);
+    }
+    insertBySeq(shard.entries, record);
+    this.#byId.set(record.id, record);
+    this.#bySeq.set(record.seq, record);
+    if (!this.#unbuilt.has(shard)) this.#index(shard, record);
+  }
+
+  #ensureBuilt(shard: UserShard): void {
+    if (!this.#unbuilt.has(shard)) return;
+    this.#unbuilt.delete(shard);
+    for (const record of shard.entries) this.#index(shard, record);
   }
 
   users(): IterableIterator<string> {
@@ -94,6 +130,7 @@ export class EntryState {
     const record = this.#byId.get(id);
     if (record === undefined) return;
     const shard = this.#shards.get(record.userId)!;
+    this.#ensureBuilt(shard);
     this.#unindex(shard, record);
     const i = indexBySeq(shard.entries, record.seq);
     if (i >= 0) shard.entries.splice(i, 1);
@@ -103,11 +140,15 @@ export class EntryState {
   }
 
   #shardFor(userId: string): UserShard {
-    let shard = this.#shards.get(userId);
-    if (shard === undefined) {
-      shard = { vectors: new VectorIndex(this.#dim), keywords: new Bm25Index(), dedup: new Map(), keys: new Map(), entries: [] };
-      this.#shards.set(userId, shard);
-    }
+    const shard = this.#shards.get(userId);
+    if (shard === undefined) return this.#newShard(userId);
+    this.#ensureBuilt(shard);
+    return shard;
+  }
+
+  #newShard(userId: string): UserShard {
+    const shard: UserShard = { vectors: new VectorIndex(this.#dim), keywords: new Bm25Index(), dedup: new Map(), keys: new Map(), entries: [] };
+    this.#shards.set(userId, shard);
     return shard;
   }
 

@@ -338,7 +338,7 @@ export class MemoryStore {
     const state = new EntryState(embedder.dim);
     let maxSeq = 0;
     for (const entry of loaded.entries) {
-      state.put(entry);
+      state.load(entry);
       if (entry.seq > maxSeq) maxSeq = entry.seq;
     }
     const store = new MemoryStore({
@@ -812,7 +812,7 @@ export class MemoryStore {
         let users = 0;
         for (const user of this.#state.users()) {
           users++;
-          for (const r of this.#state.shard(user)!.entries) counts[r.status]++;
+          for (const r of this.#state.entriesOf(user)) counts[r.status]++;
         }
         const disk = this.#backend.stats();
         return {

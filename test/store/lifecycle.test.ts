@@ -60,6 +60,35 @@ describe("forget, close, concurrency, failed writes", () => {
     await again.close();
   });
 
+  it("after a reopen, every user's indexes work whatever the first call touching them (they are built on first use)", async () => {
+    const backend = new MemoryBackend("lazy");
+    const mem = await MemoryStore.open("x", { backend, clock: new FixedClock(1) });
+    const users = ["u1", "u2", "u3", "u4", "u5"];
+    for (const user of users) {
+      await mem.add(user, `I'm allergic to peanuts, says ${user}`);
+      await mem.add(user, `${user} lives in Beijing`);
+      await mem.add(user, `${user} plays the cello on Sundays`);
+    }
+    const recalled = await Promise.all(users.map((u) => mem.recall(u, "peanut allergy", { topK: 3 })));
+    await mem.close();
+
+    const again = await MemoryStore.open("x", { backend, clock: new FixedClock(2) });
+    // Each user is first touched by a different kind of call.
+    expect(await again.stats()).toMatchObject({ total: 15, active: 15, users: 5 });
+    expect((await again.add("u1", "I'm allergic to peanuts, says u1")).duplicates).toBe(1);
+    const moved = await again.add("u2", "u2 lives in Shenzhen", {});
+    expect(moved.inserted).toBe(1);
+    expect(await again.recall("u3", "peanut allergy", { topK: 3 })).toEqual(recalled[2]);
+    expect(await again.forget("u4", { all: true })).toBe(3);
+    expect(await again.recall("u4", "peanut allergy")).toEqual([]);
+    expect((await again.list("u5")).map((e) => e.content)).toEqual(["I'm allergic to peanuts, says u5", "u5 lives in Beijing", "u5 plays the cello on Sundays"]);
+    expect(await again.recall("u5", "peanut allergy", { topK: 3 })).toEqual(recalled[4]);
+    // A touched user's later adds are indexed like before the reopen.
+    await again.add("u3", "u3 also fears hazelnuts");
+    expect((await again.recall("u3", "hazelnuts"))[0]).toMatchObject({ content: "u3 also fears hazelnuts", keywordRank: 1 });
+    await again.close();
+  });
+
   it("serialises concurrent adds and groups their writes", async () => {
     const backend = new FaultyBackend();
     backend.delayMs = 5;
