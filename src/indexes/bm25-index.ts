@@ -50,7 +50,7 @@ interface Postings {
 /** What one document contributes: its postings lists and its position in each. */
 interface DocRecord {
   readonly doc: number;
-  readonly length: number;
+  length: number;
   readonly postings: Postings[];
   /** `positions[i]` = index of this document within `postings[i]`. */
   readonly positions: number[];
@@ -130,31 +130,36 @@ export class Bm25Index {
     if (!Array.isArray(tokens)) {
       throw invalidArgument(`Bm25Index.add: tokens of doc ${doc} must be an array of strings, got ${typeof tokens}.`);
     }
-    const counts = new Map<string, number>();
+    // No per-document count map: a term's postings list ends with this slot once the term was seen
+    // here, so a repeat only bumps the last tf. Terms keep their first-occurrence order.
+    const slot = this.#records.length;
+    const record: DocRecord = { doc, length: 0, postings: [], positions: [] };
     let length = 0;
     for (const token of tokens) {
-      if (typeof token !== "string") {
-        throw invalidArgument(`Bm25Index.add: tokens of doc ${doc} must be strings, got a ${typeof token}.`);
-      }
-      if (this.#stopWords.has(token)) continue;
-      counts.set(token, (counts.get(token) ?? 0) + 1);
-      length++;
+      if (typeof token !== "string") throw invalidArgument(`Bm25Index.add: tokens of doc ${doc} must be strings, got a ${typeof token}.`);
     }
-    const slot = this.#records.length;
-    const record: DocRecord = { doc, length, postings: [], positions: [] };
-    for (const [term, tf] of counts) {
-      let postings = this.#terms.get(term);
+    for (const token of tokens) {
+      if (this.#stopWords.has(token)) continue;
+      length++;
+      let postings = this.#terms.get(token);
       if (postings === undefined) {
-        postings = { term, slots: [], tfs: [], maxTf: tf, queryIndex: -1 };
-        this.#terms.set(term, postings);
-      } else if (tf > postings.maxTf) {
-        postings.maxTf = tf;
+        postings = { term: token, slots: [], tfs: [], maxTf: 0, queryIndex: -1 };
+        this.#terms.set(token, postings);
+      }
+      const last = postings.slots.length - 1;
+      if (last >= 0 && postings.slots[last] === slot) {
+        const tf = (postings.tfs[last] as number) + 1;
+        postings.tfs[last] = tf;
+        if (tf > postings.maxTf) postings.maxTf = tf;
+        continue;
       }
       record.postings.push(postings);
       record.positions.push(postings.slots.length);
       postings.slots.push(slot);
-      postings.tfs.push(tf);
+      postings.tfs.push(1);
+      if (postings.maxTf < 1) postings.maxTf = 1;
     }
+    record.length = length;
     this.#records.push(record);
     this.#lengths.push(length);
     this.#slotOf.set(doc, slot);

@@ -164,6 +164,8 @@ const NON_ASCII = /[^\p{ASCII}]/u;
  * stemming from 50.5 to 53.4 % (docs/eval/tuning.md).
  */
 function foldWord(word: string): string {
+  // Words of up to 3 letters fold to themselves unless possessive (most function words): no lookup.
+  if (word.length < 4 && !word.endsWith("'s")) return word;
   return foldedWords.get(word);
 }
 
