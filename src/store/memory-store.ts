@@ -728,7 +728,7 @@ export class MemoryStore {
       }
       const filter = readFilter(o, "list");
       return this.#durable(() =>
-        (this.#state.shard(userId)?.entries ?? [])
+        this.#state.entriesOf(userId)
           .filter((r) => (status === "all" || r.status === status) && (filter === undefined || matchesFilter(r, filter)))
           .map(toPublicEntry),
       );
@@ -749,7 +749,7 @@ export class MemoryStore {
     return this.#track(async () => {
       this.#checkOpen();
       checkUserId(userId);
-      return this.#durable(() => buildProfile((this.#state.shard(userId)?.entries ?? []).filter((r) => isLive(r.status)).map(toPublicEntry), userId));
+      return this.#durable(() => buildProfile(this.#state.entriesOf(userId).filter((r) => isLive(r.status)).map(toPublicEntry), userId));
     });
   }
 
@@ -769,7 +769,7 @@ export class MemoryStore {
       return this.#durable(() => {
         const start = this.#state.get(id);
         if (start === undefined || start.userId !== userId) throw invalidArgument(`history: user ${userId} has no entry ${id}`);
-        const entries = this.#state.shard(userId)!.entries;
+        const entries = this.#state.entriesOf(userId);
         const replacedBy = new Map<string, EntryRecord[]>();
         for (const r of entries) {
           if (r.supersededBy === undefined) continue;
@@ -848,7 +848,7 @@ export class MemoryStore {
 
   async *#exportLines(userId: string | null): AsyncGenerator<string> {
     this.#checkOpen();
-    const records = await this.#durable(() => (userId === null ? [...this.#state.all()] : [...(this.#state.shard(userId)?.entries ?? [])]));
+    const records = await this.#durable(() => (userId === null ? [...this.#state.all()] : [...this.#state.entriesOf(userId)]));
     yield headerLine({ moomem_export: EXPORT_FORMAT, format: 2, embedder: this.#identity, user_id: userId, exported_at: this.#clock.now(), count: records.length });
     for (const record of records) yield entryLine(record);
   }
@@ -922,7 +922,7 @@ export class MemoryStore {
       const summary: ReextractSummary = { processed: 0, converted: 0, failed: 0, facts: [] };
       const targets = await this.#durable(() => {
         const users = userId === undefined ? [...this.#state.users()] : [userId];
-        return users.flatMap((u) => (this.#state.shard(u)?.entries ?? []).filter((e) => e.status === "unstructured"));
+        return users.flatMap((u) => this.#state.entriesOf(u).filter((e) => e.status === "unstructured"));
       });
       for (const target of targets) {
         summary.processed++;
