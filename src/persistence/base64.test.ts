@@ -24,7 +24,18 @@ describe("base64", () => {
   });
 
   it("rejects text that is not base64", () => {
-    for (const bad of ["a", "abc", "ab=c", "a*cd", "abcd\u00e9fgh", "ab c", "====", "Zg=a"]) expect(base64ToBytes(bad)).toBeNull();
+    const bad = ["a", "abc", "ab=c", "a*cd", "abcd\u00e9fgh", "ab c", "====", "Zg=a", "Zm9-", "Zm9_", "Zm 9", "Zm9v\nZg==", "Z===", "Zm=v", "Zm9v====", "Zg==Zg=="];
+    for (const text of bad) expect(base64ToBytes(text), text).toBeNull();
+  });
+
+  it("decodes to bytes of its own, the same whichever decoder the runtime offers", () => {
+    const text = bytesToBase64(Uint8Array.from({ length: 1024 }, (_, i) => (i * 7) & 255));
+    const a = base64ToBytes(text)!;
+    const b = base64ToBytes(text)!;
+    expect(a).toEqual(b);
+    expect(a.buffer).not.toBe(b.buffer);
+    expect(a.byteOffset).toBe(0);
+    expect(a.buffer.byteLength).toBe(1024);
   });
 
   it("round-trips float32 vectors bit for bit", () => {

@@ -38,23 +38,61 @@ export function bytesToBase64(bytes: Uint8Array): string {
   return ascii.decode(out.subarray(0, o));
 }
 
+/**
+ * The runtime's own base64 decoder, when it has one: `Uint8Array.fromBase64` (recent browsers, Bun,
+ * Deno) or `Buffer` (Node). Several times faster than the loop below, which matters when a snapshot
+ * holds 100,000 vectors. Both are more lenient than this module (they skip or accept characters it
+ * rejects), so their answer is used only when it has exactly the expected length and the text has no
+ * base64url characters; anything else goes to the strict loop, which has the last word.
+ */
+const nativeDecode: ((text: string) => Uint8Array | null) | null = (() => {
+  const fromBase64 = (Uint8Array as unknown as { fromBase64?: (text: string) => Uint8Array }).fromBase64;
+  if (typeof fromBase64 === "function") {
+    return (text) => {
+      try {
+        return fromBase64(text);
+      } catch {
+        return null; // the strict loop decides
+      }
+    };
+  }
+  const buffer = (globalThis as { Buffer?: { from(text: string, encoding: string): Uint8Array } }).Buffer;
+  if (buffer !== undefined && typeof buffer.from === "function") {
+    return (text) => (text.includes("-") || text.includes("_") ? null : buffer.from(text, "base64"));
+  }
+  return null;
+})();
+
 /** Decodes standard base64; returns null when the text is not valid base64. */
 export function base64ToBytes(text: string): Uint8Array | null {
   const length = text.length;
   if (length % 4 !== 0) return null;
   let pad = 0;
   if (length > 0 && text.charCodeAt(length - 1) === 61) pad = text.charCodeAt(length - 2) === 61 ? 2 : 1;
-  const out = new Uint8Array((length / 4) * 3 - pad);
+  const size = (length / 4) * 3 - pad;
+  const decoded = nativeDecode?.(text) ?? null;
+  if (decoded !== null && decoded.length === size) {
+    // A copy of its own: Node's Buffer may be a view into a shared pool, and vectors keep their bytes.
+    const own = new Uint8Array(size);
+    own.set(decoded);
+    return own;
+  }
+  return strictDecode(text, length, pad, size);
+}
+
+function strictDecode(text: string, length: number, pad: number, size: number): Uint8Array | null {
+  const out = new Uint8Array(size);
   const full = pad === 0 ? length : length - 4;
   let o = 0;
   for (let i = 0; i < full; i += 4) {
-    const a = LOOKUP[text.charCodeAt(i) & 127]!;
-    const b = LOOKUP[text.charCodeAt(i + 1) & 127]!;
-    const c = LOOKUP[text.charCodeAt(i + 2) & 127]!;
-    const d = LOOKUP[text.charCodeAt(i + 3) & 127]!;
-    // A character outside the alphabet (or above 127) maps to -1 or is caught by the range check.
-    if ((a | b | c | d) < 0 || (text.charCodeAt(i) | text.charCodeAt(i + 1) | text.charCodeAt(i + 2) | text.charCodeAt(i + 3)) > 127) return null;
-    const n = (a << 18) | (b << 12) | (c << 6) | d;
+    const c0 = text.charCodeAt(i);
+    const c1 = text.charCodeAt(i + 1);
+    const c2 = text.charCodeAt(i + 2);
+    const c3 = text.charCodeAt(i + 3);
+    // A character above 127 fails the range check; one inside ASCII but outside the alphabet maps to -1.
+    if ((c0 | c1 | c2 | c3) > 127) return null;
+    const n = (LOOKUP[c0]! << 18) | (LOOKUP[c1]! << 12) | (LOOKUP[c2]! << 6) | LOOKUP[c3]!;
+    if (n < 0) return null;
     out[o++] = n >> 16;
     out[o++] = (n >> 8) & 255;
     out[o++] = n & 255;
