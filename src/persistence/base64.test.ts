@@ -1,6 +1,6 @@
 import { describe, it, expect } from "vitest";
 import fc from "fast-check";
-import { base64ToBytes, base64ToVector, bytesToBase64, vectorToBase64 } from "./base64.ts";
+import { base64ToBytes, base64ToVector, bytesToBase64, encodeLoop, vectorToBase64 } from "./base64.ts";
 
 describe("base64", () => {
   it("matches the standard encoding on known values", () => {
@@ -18,6 +18,11 @@ describe("base64", () => {
       fc.property(fc.uint8Array({ maxLength: 200 }), (bytes) => {
         const text = bytesToBase64(bytes);
         expect(text).toBe(btoa(String.fromCharCode(...bytes)));
+        expect(encodeLoop(bytes)).toBe(text);
+        // A view into a larger buffer encodes only its own bytes.
+        const padded = new Uint8Array(bytes.length + 6);
+        padded.set(bytes, 3);
+        expect(bytesToBase64(padded.subarray(3, 3 + bytes.length))).toBe(text);
         expect(base64ToBytes(text)).toEqual(bytes);
       }),
     );

@@ -13,8 +13,24 @@ const EQUALS = 61;
 const ascii = new TextDecoder("latin1");
 let scratch = new Uint8Array(0);
 
+/** The runtime's own encoder (`Uint8Array.prototype.toBase64`, or Node's `Buffer`), a few times faster than the loop below. */
+const nativeEncode: ((bytes: Uint8Array) => string) | null = (() => {
+  const toBase64 = (Uint8Array.prototype as unknown as { toBase64?: (this: Uint8Array) => string }).toBase64;
+  if (typeof toBase64 === "function") return (bytes) => toBase64.call(bytes);
+  const buffer = (globalThis as { Buffer?: { from(data: ArrayBufferLike, offset: number, length: number): { toString(encoding: string): string } } }).Buffer;
+  if (buffer !== undefined && typeof buffer.from === "function") {
+    return (bytes) => buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
+  }
+  return null;
+})();
+
 /** Encodes bytes as standard base64 (with padding). */
 export function bytesToBase64(bytes: Uint8Array): string {
+  return nativeEncode === null ? encodeLoop(bytes) : nativeEncode(bytes);
+}
+
+/** The portable encoder; exported for the test that holds the native ones to it. */
+export function encodeLoop(bytes: Uint8Array): string {
   const length = 4 * Math.ceil(bytes.length / 3);
   if (scratch.length < length) scratch = new Uint8Array(Math.max(length, 2 * scratch.length));
   const out = scratch;
