@@ -226,10 +226,10 @@ const NOTES = `## Targets (10k entries, one user; 100k)
 
 | target | status |
 |---|---|
-| recall p50 ≤ 3 ms at 10k | met: 0.70–0.97 ms in two full runs this session (2.77 ms before the index work below) |
-| recall not slower than any peer at 10k | met: the lowest p50 at every size; at 10k 5.7–5.9× faster than vectra, 10–11× than MiniSearch |
-| recall p50 ≤ 30 ms at 100k | met: 6.4–10.6 ms in two full runs (30–41 ms before); back-to-back runs of the same code differ by up to 50 % on this shared machine |
-| add ≥ 20k/s (sync none) | **not met**: 1.6–1.7k adds/s one at a time at 10k entries of one user (2.6–3.9k/s with 100 in flight), 560–580/s at 100k; 2.0–6.0k/s when the entries are spread over 1,000 users. Every add extracts, embeds, searches the user's entries for conflicts, judges them and writes a CRC-checked journal line (and, amortised, a snapshot line): about 170 µs of CPU per add with nothing to search, see below |
+| recall p50 ≤ 3 ms at 10k | met: 0.70–1.11 ms in three full runs this session (2.77 ms before the index work below) |
+| recall not slower than any peer at 10k | met: the lowest p50 at every size in every run; at 10k 4–6× faster than vectra, 7–11× than MiniSearch |
+| recall p50 ≤ 30 ms at 100k | met: 6.4–10.6 ms in three full runs (30–41 ms before); back-to-back runs of the same code differ by up to 50 % on this shared machine |
+| add ≥ 20k/s (sync none) | **not met**: 1.6–2.2k adds/s one at a time at 10k entries of one user (2.6–4.1k/s with 100 in flight), 560–620/s at 100k; 2.0–6.0k/s when the entries are spread over 1,000 users. Every add extracts, embeds, searches the user's entries for conflicts, judges them and writes a CRC-checked journal line (and, amortised, a snapshot line): about 170 µs of CPU per add with nothing to search, see below |
 
 ## Where the time goes (CPU profiles: \`node --cpu-prof\`)
 
@@ -245,8 +245,8 @@ new memory's every word is a query term, and the common ones have postings lists
 
 **recall, one user, 100k**: the vector scan is most of it (~5 ms of 6.4 ms), BM25 ~0.3 ms.
 
-**open, 100k**: reading the snapshot (JSON, CRC-32, base64 vectors) 2.3–3.0 s; building the indexes
-(tokenize, BM25 postings, vector slots, dedup table), now done per user on first use, 4.4–4.5 s.
+**open, 100k**: reading the snapshot (JSON, CRC-32, base64 vectors) 2.0–3.4 s; building the indexes
+(tokenize, BM25 postings, vector slots, dedup table), now done per user on first use, 4.4–4.6 s.
 
 ## Tried, and what it gave (before → after on this machine, which was shared: ratios are the stable part)
 
@@ -267,9 +267,12 @@ new memory's every word is a query term, and the common ones have postings lists
   all of them (opening 100k entries took 14 s instead of 7 s in a profile run). Two generations fixed it.
   Open time at 100k is otherwise unchanged (8.3 s in the previous full run, 9.3 s in this one).
 - Indexes built per user on first use instead of at open: a store holding many users opens in the time
-  it takes to read it (2.3–3.0 s at 100k), and users nobody asks about cost no index time. BM25 add
+  it takes to read it (2.0–3.4 s at 100k), and users nobody asks about cost no index time. BM25 add
   without a per-document count map and no memo lookup for words of ≤ 3 letters: open + build at 100k
   entries 8.3–9.3 s → 6.7–7.5 s.
+- base64 through the runtime's own decoder and encoder when there is one (\`Uint8Array.fromBase64\` /
+  \`toBase64\`, or Node's \`Buffer\`), the strict loop deciding whenever the native answer is not exactly
+  the expected length: reading 100k entries 2.3 → 1.6–2.0 s (scratch profile runs).
 - Entry lines: the vector's base64 written from a byte buffer and spliced into the JSON text instead of
   being built by concatenation and scanned again by \`JSON.stringify\` (byte-identical, property test).
 - Entry ids: one \`getRandomValues\` call per 256 ids instead of per id (~6 µs each on this machine).
