@@ -24,6 +24,17 @@ export interface EntryJson {
 /** The persisted object of one entry; `JSON.stringify` of it is one line. */
 export function entryToJson(entry: EntryRecord): EntryJson {
   const out: EntryJson = {
+    ...headFields(entry),
+    embedding: entry.embedding === null ? null : vectorToBase64(entry.embedding),
+    metadata: entry.metadata,
+  };
+  if (entry.key !== undefined) out.key = entry.key;
+  return out;
+}
+
+/** The fields that come before `embedding`, in their on-disk order. */
+function headFields(entry: EntryRecord): Omit<EntryJson, "embedding" | "metadata" | "key"> {
+  return {
     id: entry.id,
     user_id: entry.userId,
     content: entry.content,
@@ -33,11 +44,7 @@ export function entryToJson(entry: EntryRecord): EntryJson {
     updated_at: entry.updatedAt,
     superseded_by: entry.supersededBy ?? null,
     seq: entry.seq,
-    embedding: entry.embedding === null ? null : vectorToBase64(entry.embedding),
-    metadata: entry.metadata,
   };
-  if (entry.key !== undefined) out.key = entry.key;
-  return out;
 }
 
 /**
@@ -46,17 +53,7 @@ export function entryToJson(entry: EntryRecord): EntryJson {
  * (base64 needs no escaping). Every journal line, snapshot line and export line is written this way.
  */
 export function entryJsonText(entry: EntryRecord): string {
-  const head = JSON.stringify({
-    id: entry.id,
-    user_id: entry.userId,
-    content: entry.content,
-    kind: entry.kind,
-    status: entry.status,
-    created_at: entry.createdAt,
-    updated_at: entry.updatedAt,
-    superseded_by: entry.supersededBy ?? null,
-    seq: entry.seq,
-  });
+  const head = JSON.stringify(headFields(entry));
   const embedding = entry.embedding === null ? "null" : `"${vectorToBase64(entry.embedding)}"`;
   const key = entry.key === undefined ? "" : `,"key":${JSON.stringify(entry.key)}`;
   return `${head.slice(0, -1)},"embedding":${embedding},"metadata":${JSON.stringify(entry.metadata)}${key}}`;
