@@ -6,6 +6,7 @@ import { Bm25Index } from "./bm25-index.ts";
 import { tokenize } from "../text/tokenizer.ts";
 import { ENGLISH_STOP_WORDS } from "../text/stop-words.ts";
 import { throwsWith } from "../../test/helpers/scripted.ts";
+import { seededRandom } from "../../test/helpers/seeded-random.ts";
 
 function expectInvalidArgument(run: () => unknown, message?: RegExp): void {
   throwsWith(run, "INVALID_ARGUMENT", message);
@@ -120,19 +121,6 @@ function zipfTable(size: number): Int32Array {
     table[step] = r;
   }
   return table;
-}
-
-/** A small seeded generator (xorshift32), for deterministic corpora larger than fast-check would shrink well. */
-function xorshift(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x / 4294967296;
-  };
 }
 
 describe("Bm25Index", () => {
@@ -358,7 +346,7 @@ describe("Bm25Index", () => {
   });
 
   it("prunes without changing results on a larger seeded corpus (whole memories as queries, k 1–50)", () => {
-    const random = xorshift(20_240_611);
+    const random = seededRandom(20_240_611);
     const vocabulary = Array.from({ length: 3000 }, (_, i) => `t${i}`);
     const table = zipfTable(vocabulary.length);
     const stop = [...ENGLISH_STOP_WORDS].slice(0, 20);

@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import { MemoryStore } from "../../src/store/memory-store.ts";
 import { FileBackend } from "../../src/persistence/file-backend.ts";
+import { seededRandom } from "../helpers/seeded-random.ts";
 import { SIGKILL_USERS, opNumberOf, opText } from "./fixtures/sigkill-ops.ts";
 import { makeTempDir, removeDir } from "./helpers/store-files.ts";
 
@@ -40,19 +41,6 @@ beforeAll(() => {
 afterAll(() => {
   removeDir(root);
 });
-
-/** Small seeded PRNG, so a failing run can be replayed with MOOMEM_SIGKILL_SEED. */
-function prng(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x / 2 ** 32;
-  };
-}
 
 interface ChildRun {
   lines: string[];
@@ -132,7 +120,7 @@ function check(t: Tracker, present: readonly number[], label: string): void {
 describe("SIGKILL under load", () => {
   it(`loses nothing acknowledged over ${KILLS} kills (seed ${SEED})`, async () => {
     const dir = join(root, "store");
-    const random = prng(SEED);
+    const random = seededRandom(SEED);
     const t: Tracker = { known: new Set(), issued: new Set(), acked: new Set(), nextOp: 0 };
     let checks = 0;
     let unackedKept = 0;
