@@ -108,7 +108,7 @@ export class HashingEmbedder implements Embedder {
         tokens.add(hashString(token, TOKEN_SEED));
         return;
       }
-      const features = wordFeatures(token);
+      const features = wordHashes.get(token);
       tokens.add(features[0] as number);
       for (let i = 1; i < features.length; i++) subwords.add(features[i] as number);
     });
@@ -197,12 +197,10 @@ class FeatureCounts {
 
 const SURROGATE = /[\ud800-\udfff]/;
 
-/** A word's token hash followed by the hashes of its 3-grams (none for a stop word). */
-function wordFeatures(word: string): Uint32Array {
-  return wordHashes.get(word);
-}
-
-/** Words repeat (Zipf): remembering their feature hashes makes embedding about twice as fast. */
+/**
+ * A word's token hash followed by the hashes of its 3-grams (none for a stop word). Words repeat
+ * (Zipf): remembering their feature hashes makes embedding about twice as fast.
+ */
 const wordHashes = new BoundedMemo<Uint32Array>(50_000, (word) => {
   const hashes = [hashString(word, TOKEN_SEED)];
   // A stop word is one feature: its grams would let "what" or "have" outweigh a topic word.

@@ -74,7 +74,8 @@ const nativeDecode: ((text: string) => Uint8Array | null) | null = (() => {
   }
   const buffer = (globalThis as { Buffer?: { from(text: string, encoding: string): Uint8Array } }).Buffer;
   if (buffer !== undefined && typeof buffer.from === "function") {
-    return (text) => (text.includes("-") || text.includes("_") ? null : buffer.from(text, "base64"));
+    // A copy of its own: a small Buffer is a view into a shared pool, and vectors keep their bytes.
+    return (text) => (text.includes("-") || text.includes("_") ? null : new Uint8Array(buffer.from(text, "base64")));
   }
   return null;
 })();
@@ -87,12 +88,7 @@ export function base64ToBytes(text: string): Uint8Array | null {
   if (length > 0 && text.charCodeAt(length - 1) === 61) pad = text.charCodeAt(length - 2) === 61 ? 2 : 1;
   const size = (length / 4) * 3 - pad;
   const decoded = nativeDecode?.(text) ?? null;
-  if (decoded !== null && decoded.length === size) {
-    // A copy of its own: Node's Buffer may be a view into a shared pool, and vectors keep their bytes.
-    const own = new Uint8Array(size);
-    own.set(decoded);
-    return own;
-  }
+  if (decoded !== null && decoded.length === size) return decoded;
   return strictDecode(text, length, pad, size);
 }
 
