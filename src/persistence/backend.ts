@@ -56,6 +56,8 @@ export interface SnapshotSource {
 export interface BackendStats {
   bytesOnDisk: number;
   lastWriteAt: number | null;
+  /** Format version of what the backend holds now (after a compaction: the one it writes); omitted when it is the version loaded. */
+  formatVersion?: number;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, it, expect } from "vitest";
 import fc from "fast-check";
-import { base64ToBytes, base64ToVector, bytesToBase64, encodeLoop, vectorToBase64 } from "./base64.ts";
+import { base64ToBytes, base64ToVector, bytesToBase64, encodeLoop, sparseBase64ToVector, vectorToBase64, vectorToSparseBase64 } from "./base64.ts";
 
 describe("base64", () => {
   it("matches the standard encoding on known values", () => {
@@ -52,5 +52,53 @@ describe("base64", () => {
       }),
     );
     expect(base64ToVector("Zg==")).toBeNull(); // one byte is not a float32
+  });
+
+  it("round-trips mostly-zero vectors bit for bit through the sparse form, -0 included", () => {
+    // Vectors with a few set components (finite values, -0 among them), of any length.
+    const sparseVector = fc
+      .record({ dim: fc.integer({ min: 0, max: 300 }), set: fc.array(fc.tuple(fc.nat(), fc.oneof(fc.float({ noNaN: true, noDefaultInfinity: true }), fc.constant(-0))), { maxLength: 40 }) })
+      .map(({ dim, set }) => {
+        const v = new Float32Array(dim);
+        if (dim > 0) for (const [i, x] of set) v[i % dim] = x;
+        return v;
+      });
+    fc.assert(
+      fc.property(sparseVector, (values) => {
+        const text = vectorToSparseBase64(values);
+        let setCount = 0;
+        for (const x of values) if (!Object.is(x, 0)) setCount++;
+        // Sparse exactly when it saves a third of the dense bytes.
+        expect(text !== null).toBe(6 * setCount <= (2 / 3) * 4 * values.length);
+        if (text === null) return;
+        const back = sparseBase64ToVector(text, values.length);
+        expect(back).not.toBeNull();
+        expect(new Uint8Array(back!.buffer, back!.byteOffset, back!.byteLength)).toEqual(new Uint8Array(values.buffer, values.byteOffset, values.byteLength));
+      }),
+      { numRuns: 300 },
+    );
+    expect(vectorToSparseBase64(Float32Array.from([1, 2, 3, 0]))).toBeNull(); // dense: no saving
+    expect(sparseBase64ToVector(vectorToSparseBase64(new Float32Array(10))!, 10)).toEqual(new Float32Array(10));
+  });
+
+  it("refuses sparse text that this encoder cannot have written", () => {
+    const bytesOf = (values: number[], indices: number[]): string => {
+      const bytes = new Uint8Array(6 * values.length);
+      const view = new DataView(bytes.buffer);
+      values.forEach((x, k) => view.setFloat32(4 * k, x, true));
+      indices.forEach((i, k) => view.setUint16(4 * values.length + 2 * k, i, true));
+      return bytesToBase64(bytes);
+    };
+    expect(sparseBase64ToVector(bytesOf([0.5, 0.25], [1, 3]), 4)).toEqual(Float32Array.from([0, 0.5, 0, 0.25]));
+    expect(sparseBase64ToVector(bytesOf([0.5, 0.25], [3, 1]), 4)).toBeNull(); // indices out of order
+    expect(sparseBase64ToVector(bytesOf([0.5, 0.25], [1, 1]), 4)).toBeNull(); // an index twice
+    expect(sparseBase64ToVector(bytesOf([0.5], [4]), 4)).toBeNull(); // past the end
+    expect(sparseBase64ToVector(bytesOf([0], [1]), 4)).toBeNull(); // +0 is never written
+    expect(sparseBase64ToVector(bytesOf([Number.NaN], [1]), 4)).toBeNull();
+    expect(sparseBase64ToVector(bytesOf([Number.POSITIVE_INFINITY], [1]), 4)).toBeNull();
+    expect(sparseBase64ToVector("Zm9vYg==", 4)).toBeNull(); // 4 bytes: not whole components
+    expect(sparseBase64ToVector("not base64!", 4)).toBeNull();
+    expect(sparseBase64ToVector(bytesOf([0.5], [1]), -1)).toBeNull();
+    expect(sparseBase64ToVector(bytesOf([0.5], [1]), 1.5)).toBeNull();
   });
 });

@@ -144,3 +144,81 @@ export function base64ToVector(text: string): Float32Array | null {
   for (let i = 0; i < out.length; i++) out[i] = view.getFloat32(i * 4, true);
   return out;
 }
+
+/**
+ * A vector's non-zero components as base64 of n little-endian float32 values followed by their n
+ * indices as little-endian uint16, ascending; null when that would not be smaller than
+ * {@link vectorToBase64} by at least a third (a dense model's vector) or the vector is too long for
+ * 16-bit indices. -0 counts as non-zero, so every vector comes back bit for bit. A hashing vector has
+ * about a quarter of its components set: this is half the bytes to encode, checksum and write.
+ */
+export function vectorToSparseBase64(vector: Float32Array): string | null {
+  const dim = vector.length;
+  if (dim > 65_536) return null;
+  // 6 bytes per set component against 4 per component: sparse only when it saves a third or more.
+  const most = Math.floor((4 * dim) / 9);
+  if (sparseValues.length < dim) {
+    sparseValues = new Float32Array(dim);
+    sparseIndices = new Uint16Array(dim);
+    sparseBytes = new Uint8Array(6 * dim);
+  }
+  const values = sparseValues;
+  const indices = sparseIndices;
+  // By bit pattern: +0 is the one float32 whose bits are all zero (-0 has the sign bit set). Every
+  // component is written and the count moves on only for a set one: no branch to mispredict, about
+  // twice as fast on a vector with a quarter of its components set.
+  const bits = new Uint32Array(vector.buffer, vector.byteOffset, dim);
+  let count = 0;
+  for (let start = 0; start < dim; start += 64) {
+    const end = Math.min(dim, start + 64);
+    for (let i = start; i < end; i++) {
+      const b = bits[i]!;
+      values[count] = vector[i]!;
+      indices[count] = i;
+      count += (b | -b) >>> 31;
+    }
+    if (count > most) return null; // a dense vector (a model's): given up on early
+  }
+  const bytes = sparseBytes.subarray(0, 6 * count);
+  if (littleEndian) {
+    bytes.set(new Uint8Array(values.buffer, 0, 4 * count));
+    bytes.set(new Uint8Array(indices.buffer, 0, 2 * count), 4 * count);
+  } else {
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    for (let k = 0; k < count; k++) {
+      view.setFloat32(4 * k, values[k]!, true);
+      view.setUint16(4 * count + 2 * k, indices[k]!, true);
+    }
+  }
+  return bytesToBase64(bytes);
+}
+
+// Scratch space of the sparse encoder, grown to the longest vector seen (the base64 text is the only allocation).
+let sparseValues = new Float32Array(0);
+let sparseIndices = new Uint16Array(0);
+let sparseBytes = new Uint8Array(0);
+
+/** Inverse of {@link vectorToSparseBase64} for a vector of `dim` components; null when the text does not describe one. */
+export function sparseBase64ToVector(text: string, dim: number): Float32Array | null {
+  if (!Number.isSafeInteger(dim) || dim < 0 || dim > 65_536) return null;
+  const bytes = base64ToBytes(text);
+  if (bytes === null || bytes.length % 6 !== 0) return null;
+  const count = bytes.length / 6;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const out = new Float32Array(dim);
+  let previous = -1;
+  for (let k = 0; k < count; k++) {
+    const index = view.getUint16(4 * count + 2 * k, true);
+    const value = view.getFloat32(4 * k, true);
+    // Indices strictly ascending and in range, values finite and set: anything else is not our encoding.
+    if (index <= previous || index >= dim || !Number.isFinite(value) || !isSet(value)) return null;
+    out[index] = value;
+    previous = index;
+  }
+  return out;
+}
+
+/** True for every float32 but +0 (so -0 survives the sparse form). */
+function isSet(x: number): boolean {
+  return x !== 0 || 1 / x < 0;
+}

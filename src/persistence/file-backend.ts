@@ -8,8 +8,8 @@ import { NodeFileSystem } from "./node-file-system.ts";
 import { FileLock } from "./file-lock.ts";
 import { HEAD, LOCK, STORE_FOLDER, TEMP_SUFFIX, journalName, slotName } from "./file-layout.ts";
 import { recoverStore, type RecoveredStore } from "./file-recovery.ts";
-import { encodeJournalHeader, encodeJournalRecord } from "./journal-format.ts";
-import { encodeSnapshot } from "./snapshot-format.ts";
+import { encodeJournalHeader, encodeJournalRecord, JOURNAL_FORMAT_VERSION } from "./journal-format.ts";
+import { encodeSnapshot, SNAPSHOT_FORMAT_VERSION } from "./snapshot-format.ts";
 import { concat, encodeUtf8 } from "./line-reader.ts";
 
 /** Options of {@link FileBackend}. */
@@ -108,6 +108,10 @@ export class FileBackend implements PersistenceBackend {
   #synced = 0;
   #journalSize = 0;
   #journalHeaderSize = 0;
+  /** Version of the open journal's header: lines appended to it are written in that version. */
+  #journalVersion = JOURNAL_FORMAT_VERSION;
+  /** Version of the snapshot in force (the one loaded, until a compaction writes the current one). */
+  #formatVersion: number = SNAPSHOT_FORMAT_VERSION;
   #sizes = new Map<string, number>();
   #lastWriteAt: number | null = null;
   #chain: Promise<void> = Promise.resolve();
@@ -168,6 +172,7 @@ export class FileBackend implements PersistenceBackend {
       this.#gen = recovered.gen;
       this.#slot = recovered.slot;
       this.#lastWriteAt = recovered.lastWriteAt;
+      this.#formatVersion = recovered.formatVersion;
       this.#state = "open";
       return {
         entries: recovered.entries,
@@ -249,6 +254,7 @@ export class FileBackend implements PersistenceBackend {
       await this.#writeFileAtomically(name, encodeUtf8(encodeJournalHeader(recovered.gen)));
       this.#journal = await fs.open(path, "existing");
       this.#records = 0;
+      this.#journalVersion = JOURNAL_FORMAT_VERSION;
       this.#journalHeaderSize = encodeUtf8(encodeJournalHeader(recovered.gen)).length;
       this.#journalSize = this.#journalHeaderSize;
     } else {
@@ -258,6 +264,8 @@ export class FileBackend implements PersistenceBackend {
       // Whatever a killed predecessor wrote but did not sync becomes durable now, so `s` stays truthful.
       await this.#journal.datasync();
       this.#records = journal.records;
+      // A v2 journal gets v2 lines (dense vectors) until compaction replaces it: an older moomem can still read it.
+      this.#journalVersion = journal.version;
       this.#journalHeaderSize = journal.headerEnd;
       this.#journalSize = journal.goodEnd;
     }
@@ -353,7 +361,7 @@ export class FileBackend implements PersistenceBackend {
     const start = this.#journalSize;
     const time = this.#now();
     const lines = batches.map((batch, i) =>
-      encodeJournalRecord(this.#gen, { n: this.#records + 1 + i, synced: this.#synced, time, continues: batch.continues === true, entries: batch.entries }),
+      encodeJournalRecord(this.#gen, { n: this.#records + 1 + i, synced: this.#synced, time, continues: batch.continues === true, entries: batch.entries }, this.#journalVersion),
     );
     const bytes = concat(lines);
     try {
@@ -494,6 +502,8 @@ export class FileBackend implements PersistenceBackend {
     this.#slot = target;
     this.#records = 0;
     this.#synced = 0;
+    this.#journalVersion = JOURNAL_FORMAT_VERSION;
+    this.#formatVersion = SNAPSHOT_FORMAT_VERSION;
     this.#journalHeaderSize = headerSize;
     this.#journalSize = headerSize;
     this.#lastSyncAt = performance.now();
@@ -607,7 +617,7 @@ export class FileBackend implements PersistenceBackend {
   stats(): BackendStats {
     let bytes = 0;
     for (const size of this.#sizes.values()) bytes += size;
-    return { bytesOnDisk: bytes, lastWriteAt: this.#lastWriteAt };
+    return { bytesOnDisk: bytes, lastWriteAt: this.#lastWriteAt, formatVersion: this.#formatVersion };
   }
 
   async close(): Promise<void> {

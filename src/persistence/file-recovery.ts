@@ -136,7 +136,7 @@ export async function recoverStore(fs: FileSystem, dir: string): Promise<Recover
     });
     const size = await guardRead(dir, journalFile, () => fs.size(`${dir}/${journalFile}`));
     journal = { ...scan, size: size ?? scan.goodEnd };
-  } else if (snapshot !== null && version === SNAPSHOT_FORMAT_VERSION) {
+  } else if (snapshot !== null && version !== SEED_SNAPSHOT_VERSION) {
     // Compaction creates and syncs the next journal before it commits head, so it cannot be missing.
     throw corrupted(dir, journalFile, new FormatError(0, `the journal of snapshot gen ${gen} (${slotName(slot ?? 0)}) is missing`));
   }
@@ -163,7 +163,7 @@ export async function recoverStore(fs: FileSystem, dir: string): Promise<Recover
     embedder: snapshot?.header.embedder ?? null,
     entries,
     truncatedRecovered: (snapshot?.truncated ?? 0) + (journal?.torn ? 1 : 0),
-    lastWriteAt: journal?.lastTime ?? (version === SNAPSHOT_FORMAT_VERSION ? (snapshot?.header.clock ?? null) : null),
+    lastWriteAt: journal?.lastTime ?? (version !== SEED_SNAPSHOT_VERSION ? (snapshot?.header.clock ?? null) : null),
     journal,
     sizes,
     stale,

@@ -17,8 +17,9 @@ export const INDEXEDDB_SCHEMA_VERSION = 1;
 
 /**
  * Version of the records inside the stores. Entries are record-codec objects
- * (format v2, the same objects as a line of a snapshot file), so it follows
- * the file format's number and `stats().formatVersion` agrees across backends.
+ * with dense vectors, the objects of a v2 snapshot line. (File format v3 only
+ * writes mostly-zero vectors more compactly in a line; IndexedDB stores the
+ * objects themselves, so its records stay v2.)
  */
 export const INDEXEDDB_FORMAT_VERSION = 2;
 

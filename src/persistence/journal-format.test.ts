@@ -69,7 +69,8 @@ describe("journal format", () => {
     expect(Array.from(applied[0]![0]!.embedding!)).toEqual([1, -0.5, 0.25]);
     expect(result).toMatchObject({ gen: 3, records: 4, goodEnd: bytes.length, torn: null, lastTime: 1_700_000_000_004 });
     expect(result.headerEnd).toBe(encodeUtf8(encodeJournalHeader(3)).length);
-    expect(parseJournalHeader('{"journal":2,"gen":3}')).toEqual({ gen: 3 });
+    expect(parseJournalHeader('{"journal":2,"gen":3}')).toEqual({ gen: 3, version: 2 });
+    expect(parseJournalHeader('{"journal":3,"gen":3}')).toEqual({ gen: 3, version: 3 });
   });
 
   it("catches a changed byte anywhere in a record line", () => {
@@ -151,7 +152,8 @@ describe("journal format", () => {
 
   it("refuses a bad header, another version, or a gen that disagrees with the file name", async () => {
     const { lines } = journal(1);
-    const version = await scanError(concat([encodeUtf8('{"journal":3,"gen":3}\n'), lines[1]!]));
+    const version = await scanError(concat([encodeUtf8('{"journal":4,"gen":3}\n'), lines[1]!]));
+    expect((await scanError(concat([encodeUtf8('{"journal":1,"gen":3}\n'), lines[1]!]))).kind).toBe("version");
     expect(version.kind).toBe("version");
     expect(version.line).toBe(1);
     expect((await scanError(concat([encodeUtf8('{"journal":2,"gen":4}\n'), lines[1]!]))).message).toMatch(/names gen 4/);

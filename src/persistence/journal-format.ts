@@ -6,8 +6,15 @@ import { crc32Update, crc32UpdateAscii } from "./crc32.ts";
 import { FormatError } from "./format-error.ts";
 import { concat, decodeUtf8, encodeUtf8, type RawLine } from "./line-reader.ts";
 
-/** Version named in every journal header. */
-export const JOURNAL_FORMAT_VERSION = 2;
+/**
+ * Version named in the header of every journal this moomem starts. v3 writes mostly-zero vectors by
+ * their non-zero components (record-codec); v2 journals are still read, and appended to as v2 (dense
+ * vectors) until the next compaction replaces them, so a file never holds lines newer than its header.
+ */
+export const JOURNAL_FORMAT_VERSION = 3;
+
+/** The oldest journal version still read. */
+const OLDEST_JOURNAL_VERSION = 2;
 
 /**
  * One committed batch as it sits in the journal.
@@ -49,7 +56,7 @@ export function encodeJournalHeader(gen: number): string {
 }
 
 /** Reads a journal header line; throws {@link FormatError} (line 1) when it is not one this version wrote. */
-export function parseJournalHeader(text: string): { gen: number } {
+export function parseJournalHeader(text: string): { gen: number; version: number } {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -59,16 +66,16 @@ export function parseJournalHeader(text: string): { gen: number } {
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw new FormatError(1, "the journal header is not a JSON object");
   const o = value as Record<string, unknown>;
   const version = o["journal"];
-  if (version !== JOURNAL_FORMAT_VERSION) {
+  if (typeof version !== "number" || !Number.isInteger(version) || version < OLDEST_JOURNAL_VERSION || version > JOURNAL_FORMAT_VERSION) {
     if (typeof version === "number") {
-      throw new FormatError(1, `journal format version ${version} is not supported (this moomem reads version ${JOURNAL_FORMAT_VERSION})`, "version");
+      throw new FormatError(1, `journal format version ${version} is not supported (this moomem reads versions ${OLDEST_JOURNAL_VERSION} to ${JOURNAL_FORMAT_VERSION})`, "version");
     }
     throw new FormatError(1, "the journal header has no version");
   }
   const gen = o["gen"];
   if (typeof gen !== "number" || !Number.isSafeInteger(gen) || gen < 0) throw new FormatError(1, `the journal header has a bad gen (${String(gen)})`);
   if (Object.keys(o).length !== 2) throw new FormatError(1, "the journal header has unexpected fields");
-  return { gen };
+  return { gen, version };
 }
 
 function prefix(n: number, synced: number, time: number, continues: boolean, crc: number): string {
@@ -81,11 +88,15 @@ function checksumStart(gen: number, n: number, synced: number, time: number, con
 
 const CLOSE = encodeUtf8("}\n");
 
-/** One journal line (with its newline) holding one batch. `time` is rounded to whole ms. */
-export function encodeJournalRecord(gen: number, record: JournalRecord): Uint8Array {
+/**
+ * One journal line (with its newline) holding one batch, in the format of a journal of `version`
+ * (sparse vectors from v3 on). `time` is rounded to whole ms.
+ */
+export function encodeJournalRecord(gen: number, record: JournalRecord, version: number = JOURNAL_FORMAT_VERSION): Uint8Array {
   const time = Number.isFinite(record.time) ? Math.max(0, Math.round(record.time)) : 0;
   const continues = record.continues === true;
-  const body = encodeUtf8(`[${record.entries.map(entryJsonText).join(",")}]`);
+  const sparse = version >= 3;
+  const body = encodeUtf8(`[${record.entries.map((entry) => entryJsonText(entry, sparse)).join(",")}]`);
   const crc = crc32Update(checksumStart(gen, record.n, record.synced, time, continues), body);
   return concat([encodeUtf8(prefix(record.n, record.synced, time, continues, crc)), body, CLOSE]);
 }
@@ -154,6 +165,8 @@ export interface JournalScan {
   goodEnd: number;
   /** Byte offset just past the header. */
   headerEnd: number;
+  /** The format version its header names (appends keep to it). */
+  version: number;
   /**
    * Where the torn tail starts and why, or null when the file ends cleanly:
    * the first bad line, or the first line of an operation that was never finished.
@@ -202,6 +215,7 @@ interface OpenRun {
 export class JournalScanner {
   readonly #expectedGen: number;
   #headerEnd = -1;
+  #version = JOURNAL_FORMAT_VERSION;
   #records = 0;
   #goodEnd = 0;
   #lastTime: number | null = null;
@@ -295,7 +309,8 @@ export class JournalScanner {
     if (!line.terminated) throw new FormatError(1, "the journal header has no newline");
     const text = decodeUtf8(line.bytes);
     if (text === null) throw new FormatError(1, "the journal header is not valid UTF-8");
-    const { gen } = parseJournalHeader(text);
+    const { gen, version } = parseJournalHeader(text);
+    this.#version = version;
     if (gen !== this.#expectedGen) throw new FormatError(1, `the journal header names gen ${gen} but its file name says gen ${this.#expectedGen}`);
     this.#headerEnd = line.end;
     this.#goodEnd = line.end;
@@ -319,6 +334,7 @@ export class JournalScanner {
       records: this.#records,
       goodEnd: this.#goodEnd,
       headerEnd: this.#headerEnd,
+      version: this.#version,
       torn,
       lastTime: this.#lastTime,
     };

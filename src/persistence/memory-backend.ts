@@ -4,8 +4,10 @@ import type { BackendStats, Batch, EmbedderIdentity, LoadedState, PersistenceBac
 import type { EntryRecord } from "../types.ts";
 import { MoomemError } from "../errors.ts";
 import { cloneEntry } from "./record-codec.ts";
+import { SNAPSHOT_FORMAT_VERSION } from "./snapshot-format.ts";
 
-export const CURRENT_FORMAT_VERSION = 2;
+/** Nothing is persisted; a memory store reports the file format's current number, like a new folder would. */
+export const CURRENT_FORMAT_VERSION: number = SNAPSHOT_FORMAT_VERSION;
 
 /**
  * Keeps entries in memory only: nothing survives the process. Each instance is

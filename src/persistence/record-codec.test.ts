@@ -49,4 +49,53 @@ describe("entryJsonText", () => {
       { numRuns: 100 },
     );
   });
+
+  it("with sparse, writes a mostly-zero vector by its set components and reads it back bit for bit", () => {
+    const mostlyZero = fc.record({ dim: fc.integer({ min: 1, max: 300 }), set: fc.array(fc.tuple(fc.nat(), fc.float({ noNaN: true, noDefaultInfinity: true })), { maxLength: 20 }) }).map(({ dim, set }) => {
+      const v = new Float32Array(dim);
+      for (const [i, x] of set) v[i % dim] = x;
+      return v;
+    });
+    fc.assert(
+      fc.property(entry, fc.option(mostlyZero, { nil: null }), (e, vector) => {
+        const withVector: EntryRecord = { ...e, embedding: vector ?? e.embedding };
+        const text = entryJsonText(withVector, true);
+        const parsed = JSON.parse(text) as { embedding: unknown };
+        // The line is the entry's JSON object with the embedding in one of its two forms, nothing else.
+        const dense = JSON.stringify(entryToJson(withVector));
+        if (typeof parsed.embedding === "object" && parsed.embedding !== null) {
+          expect(Object.keys(parsed.embedding)).toEqual(["dim", "sparse"]);
+          expect(JSON.stringify({ ...JSON.parse(dense), embedding: parsed.embedding })).toBe(text);
+        } else {
+          expect(text).toBe(dense);
+        }
+        const back = entryFromJson(parsed);
+        expect(back.embedding === null ? null : Array.from(new Uint8Array(back.embedding.buffer, back.embedding.byteOffset, back.embedding.byteLength))).toEqual(
+          withVector.embedding === null ? null : Array.from(new Uint8Array(withVector.embedding.buffer, withVector.embedding.byteOffset, withVector.embedding.byteLength)),
+        );
+      }),
+      { numRuns: 300 },
+    );
+    const sparse = new Float32Array(64);
+    sparse[5] = 0.25;
+    const line = entryJsonText({ ...entryOf(), embedding: sparse }, true);
+    expect(line).toContain('"embedding":{"dim":64,"sparse":"');
+    expect(entryJsonText({ ...entryOf(), embedding: sparse })).not.toContain('"sparse"'); // exports stay dense
+  });
+
+  it("refuses a sparse embedding object with missing, extra or bad fields", () => {
+    const good = JSON.parse(entryJsonText({ ...entryOf(), embedding: Float32Array.from([0, 0, 0, 0, 0, 1]) }, true)) as Record<string, unknown>;
+    expect(good["embedding"]).toEqual({ dim: 6, sparse: expect.any(String) as unknown });
+    const bad = (embedding: unknown): (() => EntryRecord) => () => entryFromJson({ ...good, embedding });
+    const { sparse } = good["embedding"] as { sparse: string };
+    expect(bad({ dim: 6, sparse, more: 1 })).toThrow(/"embedding"/);
+    expect(bad({ sparse })).toThrow(/"embedding"/);
+    expect(bad({ dim: "6", sparse })).toThrow(/"embedding"/);
+    expect(bad({ dim: 5, sparse })).toThrow(/"embedding"/); // index 5 is past the end of 5 components
+    expect(bad({ dim: 6, sparse: "@@@@" })).toThrow(/"embedding"/);
+  });
 });
+
+function entryOf(): EntryRecord {
+  return { id: "m1", userId: "u", content: "c", kind: "fact", status: "active", createdAt: 1, updatedAt: 1, seq: 1, metadata: {}, embedding: null };
+}

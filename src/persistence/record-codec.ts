@@ -2,9 +2,15 @@
 
 import type { EntryKind, EntryRecord, EntryStatus, JsonValue, Metadata } from "../types.ts";
 import { ENTRY_KINDS, ENTRY_STATUSES } from "../types.ts";
-import { base64ToVector, vectorToBase64 } from "./base64.ts";
+import { base64ToVector, sparseBase64ToVector, vectorToBase64, vectorToSparseBase64 } from "./base64.ts";
 
-/** Persisted shape of one entry (format v2). */
+/** A vector stored by its non-zero components (format v3): `sparse` is {@link vectorToSparseBase64} of it. */
+export interface SparseVectorJson {
+  dim: number;
+  sparse: string;
+}
+
+/** Persisted shape of one entry (format v2 and v3). */
 export interface EntryJson {
   id: string;
   user_id: string;
@@ -16,8 +22,8 @@ export interface EntryJson {
   updated_at: number;
   superseded_by: string | null;
   seq: number;
-  /** base64 of little-endian float32 (v2), a number array (seed v1), or null. */
-  embedding: string | number[] | null;
+  /** base64 of little-endian float32 (v2, v3), its non-zero components (v3), a number array (seed v1), or null. */
+  embedding: string | SparseVectorJson | number[] | null;
   metadata: Metadata;
 }
 
@@ -51,16 +57,25 @@ function headFields(entry: EntryRecord): Omit<EntryJson, "embedding" | "metadata
  * `JSON.stringify(entryToJson(entry))`, byte for byte, at a fraction of the cost: the vector's base64
  * (most of the line) is spliced in rather than built as a property and scanned again by the stringifier
  * (base64 needs no escaping). Every journal line, snapshot line and export line is written this way.
+ *
+ * With `sparse` (format v3 files), a vector that is mostly zeros is written as
+ * `{"dim":D,"sparse":"<base64>"}` instead; the line is then what `entryToJson` gives with that object
+ * as `embedding`. Exports stay dense, so any moomem can import them.
  */
-export function entryJsonText(entry: EntryRecord): string {
+export function entryJsonText(entry: EntryRecord, sparse = false): string {
   const head = JSON.stringify(headFields(entry));
-  const embedding = entry.embedding === null ? "null" : `"${vectorToBase64(entry.embedding)}"`;
+  const embedding = entry.embedding === null ? "null" : vectorText(entry.embedding, sparse);
   const key = entry.key === undefined ? "" : `,"key":${JSON.stringify(entry.key)}`;
   return `${head.slice(0, -1)},"embedding":${embedding},"metadata":${JSON.stringify(entry.metadata)}${key}}`;
 }
 
+function vectorText(vector: Float32Array, sparse: boolean): string {
+  const components = sparse ? vectorToSparseBase64(vector) : null;
+  return components === null ? `"${vectorToBase64(vector)}"` : `{"dim":${vector.length},"sparse":"${components}"}`;
+}
+
 /**
- * Parses one persisted entry object (v2, or the seed's v1 with `embedding` as
+ * Parses one persisted entry object (v2 or v3, or the seed's v1 with `embedding` as
  * an array and no `updated_at`). Throws a plain `Error` naming the bad field;
  * callers wrap it with the file and line.
  */
@@ -109,6 +124,13 @@ function decodeEmbedding(value: unknown): Float32Array | null {
     const vector = base64ToVector(value);
     if (vector === null) fail("embedding", value.slice(0, 24));
     return vector;
+  }
+  if (typeof value === "object" && !Array.isArray(value)) {
+    const o = value as Record<string, unknown>;
+    const dim = o["dim"];
+    const components = o["sparse"];
+    if (typeof dim !== "number" || typeof components !== "string" || Object.keys(o).length !== 2) return fail("embedding", JSON.stringify(value).slice(0, 40));
+    return sparseBase64ToVector(components, dim) ?? fail("embedding", components.slice(0, 24));
   }
   if (Array.isArray(value)) {
     const vector = new Float32Array(value.length);

@@ -55,7 +55,7 @@ function plain(e: EntryRecord): unknown {
   return { ...e, embedding: e.embedding === null ? null : Array.from(e.embedding) };
 }
 
-describe("snapshot format v2", () => {
+describe("snapshot format v2 and v3", () => {
   const entries = [entry("a", 1), entry("b", 2, { key: "home_city", supersededBy: "c", status: "superseded" }), entry("c", 5, { embedding: null })];
 
   it("round-trips header, entries and footer", async () => {
@@ -64,12 +64,12 @@ describe("snapshot format v2", () => {
     const { entries: read, result } = await scan(concat(lines));
     expect(read.map(plain)).toEqual(entries.map(plain));
     expect(result).toEqual({
-      header: { version: 2, gen: 5, clock: 1_700_000_000_000, count: 3, embedder: EMBEDDER },
+      header: { version: 3, gen: 5, clock: 1_700_000_000_000, count: 3, embedder: EMBEDDER },
       entries: 3,
       truncated: 0,
     });
     const empty = await scan(concat(snapshot([], 1, null)));
-    expect(empty.result.header).toEqual({ version: 2, gen: 1, clock: null, count: 0, embedder: EMBEDDER });
+    expect(empty.result.header).toEqual({ version: 3, gen: 1, clock: null, count: 0, embedder: EMBEDDER });
   });
 
   it("is incomplete at every cut before the end of its footer", async () => {
@@ -93,9 +93,9 @@ describe("snapshot format v2", () => {
     const lines = snapshot(entries);
     expect((await scanError(concat([...lines, encodeUtf8("{}\n")]))).message).toMatch(/after the footer/);
     expect((await scanError(concat([lines[0]!, encodeUtf8("\n"), ...lines.slice(1)]))).line).toBe(2);
-    const v3 = await scanError(encodeUtf8('{"v":3,"gen":1,"clock":0,"count":0,"embedder":{"id":"x","dim":1}}\n{"end":true,"count":0,"crc":0}\n'));
-    expect(v3.kind).toBe("version");
-    expect(v3.message).toMatch(/version 3 is not supported/);
+    const v4 = await scanError(encodeUtf8('{"v":4,"gen":1,"clock":0,"count":0,"embedder":{"id":"x","dim":1}}\n{"end":true,"count":0,"crc":0}\n'));
+    expect(v4.kind).toBe("version");
+    expect(v4.message).toMatch(/version 4 is not supported/);
   });
 
   it("refuses entries out of seq order when reading and when writing", async () => {

@@ -1,4 +1,4 @@
-// The snapshot slot format (DESIGN §5): v2 header + entries + footer with a CRC, and the seed's v1 (no footer), with their recovery rules.
+// The snapshot slot format (DESIGN §5): v2/v3 header + entries + footer with a CRC, and the seed's v1 (no footer), with their recovery rules.
 
 import type { EntryRecord } from "../types.ts";
 import type { EmbedderIdentity, SnapshotSource } from "./backend.ts";
@@ -7,8 +7,14 @@ import { crc32Update } from "./crc32.ts";
 import { FormatError } from "./format-error.ts";
 import { decodeUtf8, encodeUtf8, type RawLine } from "./line-reader.ts";
 
-/** The snapshot version this moomem writes. */
-export const SNAPSHOT_FORMAT_VERSION = 2;
+/**
+ * The snapshot version this moomem writes. v3 is v2 with mostly-zero vectors written by their
+ * non-zero components (record-codec); v2 is still read.
+ */
+export const SNAPSHOT_FORMAT_VERSION = 3;
+
+/** The first version with a footer, a count and an embedder in the header. */
+const FOOTER_SNAPSHOT_VERSION = 2;
 
 /** The seed's full-rewrite snapshot version, still read. */
 export const SEED_SNAPSHOT_VERSION = 1;
@@ -18,29 +24,29 @@ export interface SnapshotHeader {
   version: number;
   gen: number;
   /**
-   * v2: ms since epoch of the last write the snapshot contains (null when none);
+   * v2, v3: ms since epoch of the last write the snapshot contains (null when none);
    * v1: the seed's logical clock.
    */
   clock: number | null;
-  /** Number of entry lines (v2; null for v1, which does not say). */
+  /** Number of entry lines (v2, v3; null for v1, which does not say). */
   count: number | null;
-  /** Embedding space of the vectors (v2; null for v1). */
+  /** Embedding space of the vectors (v2, v3; null for v1). */
   embedder: EmbedderIdentity | null;
 }
 
-/** What goes into a v2 header besides the version. */
+/** What goes into a header besides the version. */
 export interface SnapshotMeta {
   gen: number;
   clock: number | null;
 }
 
-/** The v2 header line (with newline). */
+/** The header line (with newline). */
 export function encodeSnapshotHeader(meta: SnapshotMeta, count: number, embedder: EmbedderIdentity): string {
   const clock = meta.clock === null ? null : Math.round(meta.clock);
   return `${JSON.stringify({ v: SNAPSHOT_FORMAT_VERSION, gen: meta.gen, clock, count, embedder: { id: embedder.id, dim: embedder.dim } })}\n`;
 }
 
-/** The v2 footer line (with newline); `crc` covers every byte before it. */
+/** The footer line (with newline); `crc` covers every byte before it. */
 export function encodeSnapshotFooter(count: number, crc: number): string {
   return `{"end":true,"count":${count},"crc":${crc}}\n`;
 }
@@ -55,7 +61,7 @@ function isCount(value: unknown): value is number {
   return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
 }
 
-/** Reads a snapshot header line (v1 or v2); throws {@link FormatError} (line 1). */
+/** Reads a snapshot header line (v1, v2 or v3); throws {@link FormatError} (line 1). */
 export function parseSnapshotHeader(text: string): SnapshotHeader {
   let value: unknown;
   try {
@@ -66,8 +72,8 @@ export function parseSnapshotHeader(text: string): SnapshotHeader {
   if (!isObject(value)) throw new FormatError(1, "the snapshot header is not a JSON object");
   const version = value["v"];
   if (typeof version !== "number") throw new FormatError(1, "the snapshot header has no version");
-  if (version !== SNAPSHOT_FORMAT_VERSION && version !== SEED_SNAPSHOT_VERSION) {
-    throw new FormatError(1, `snapshot format version ${version} is not supported (this moomem reads versions 1 and 2)`, "version");
+  if (version !== SEED_SNAPSHOT_VERSION && version !== FOOTER_SNAPSHOT_VERSION && version !== SNAPSHOT_FORMAT_VERSION) {
+    throw new FormatError(1, `snapshot format version ${version} is not supported (this moomem reads versions 1 to ${SNAPSHOT_FORMAT_VERSION})`, "version");
   }
   const gen = value["gen"];
   if (!isCount(gen)) throw new FormatError(1, `the snapshot header has a bad gen (${String(gen)})`);
@@ -87,7 +93,7 @@ export function parseSnapshotHeader(text: string): SnapshotHeader {
 }
 
 /**
- * The lines of a v2 snapshot of `source`, as UTF-8 bytes, one chunk per line,
+ * The lines of a v3 snapshot of `source`, as UTF-8 bytes, one chunk per line,
  * produced lazily (the whole snapshot is never one string). Throws a plain
  * Error when `source` breaks its promises (count, seq order): the caller must
  * then abandon the file it was writing.
@@ -104,7 +110,7 @@ export function* encodeSnapshot(meta: SnapshotMeta, source: SnapshotSource): Gen
     lastSeq = entry.seq;
     count++;
     if (count > source.count) break;
-    const line = encodeUtf8(`${entryJsonText(entry)}\n`);
+    const line = encodeUtf8(`${entryJsonText(entry, true)}\n`);
     crc = crc32Update(crc, line);
     yield line;
   }
@@ -123,14 +129,14 @@ export interface SnapshotScan {
 
 /**
  * Applies a slot's rules line by line.
- * - v2: every line terminated; exactly `count` entries in increasing seq
+ * - v2, v3: every line terminated; exactly `count` entries in increasing seq
  *   order, then the footer whose count and CRC match, then nothing. Anything
  *   else means the slot is not complete.
  * - v1 (seed): header, then entries; only the very last line may be bad (a
  *   half-written line, ignored and counted); a bad or empty line before the
  *   end is damage.
  *
- * With `decode: false` a v2 slot is only checked (CRC, counts), which is how
+ * With `decode: false` a v2 or v3 slot is only checked (CRC, counts), which is how
  * the slot with the larger gen is picked when `head` is unreadable.
  */
 export class SnapshotScanner {

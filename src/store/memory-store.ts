@@ -1013,7 +1013,7 @@ export class MemoryStore {
 
   async #compactNow(): Promise<void> {
     await this.#backend.compact({ embedder: this.#identity, count: this.#state.size, entries: this.#state.all() });
-    this.#formatVersion = 2;
+    this.#formatVersion = this.#backend.stats().formatVersion ?? this.#formatVersion;
   }
 
   /** Runs a read once every write it could observe is durable (recomputing if one was rolled back). */

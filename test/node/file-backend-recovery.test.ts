@@ -1,11 +1,12 @@
 // FileBackend recovery on real files: torn tails at every byte, damage refused with no file changed, damaged head, seed v1 stores.
 
-import { existsSync, readFileSync, truncateSync, writeFileSync, appendFileSync, unlinkSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, truncateSync, writeFileSync, appendFileSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import type { Batch } from "../../src/persistence/backend.ts";
 import { FileBackend } from "../../src/persistence/file-backend.ts";
+import { encodeJournalRecord } from "../../src/persistence/journal-format.ts";
 import { MoomemError } from "../../src/errors.ts";
 import { MemoryStore } from "../../src/store/memory-store.ts";
 import { EMBEDDER, copyDir, entry, filesOf, lastLineStart, makeTempDir, plain, removeDir, stateAfter } from "./helpers/store-files.ts";
@@ -186,7 +187,7 @@ describe("FileBackend refuses damage and changes no file", () => {
   });
 
   it("a snapshot of an unknown version", async () => {
-    const dir = damaged((m) => editLines(join(m, "slot0.jsonl"), (lines) => (lines[0] = lines[0]!.replace('"v":2', '"v":7'))));
+    const dir = damaged((m) => editLines(join(m, "slot0.jsonl"), (lines) => (lines[0] = lines[0]!.replace('"v":3', '"v":7'))));
     await expectCorrupted(dir, /slot0\.jsonl line 1: snapshot format version 7 is not supported/);
   });
 
@@ -223,7 +224,7 @@ describe("FileBackend refuses damage and changes no file", () => {
     const dir = damaged(() => undefined);
     const { backend, state } = await open(dir);
     expect(state.entries.map((e) => e.id)).toEqual(["e1", "e2", "e3", "e4", "e5", "e6"]);
-    expect(state.formatVersion).toBe(2);
+    expect(state.formatVersion).toBe(3);
     expect(state.embedder).toEqual(EMBEDDER);
     await backend.close();
   });
@@ -313,12 +314,52 @@ describe("FileBackend leftovers of a crash", () => {
     const dir = freshDir();
     const { backend, state } = await open(dir, { readOnly: true });
     expect(state.entries).toEqual([]);
-    expect(state.formatVersion).toBe(2);
+    expect(state.formatVersion).toBe(3);
     await expect(backend.append([{ entries: [entry("x", 1)] }])).rejects.toMatchObject({ code: "READ_ONLY" });
     await expect(backend.compact({ embedder: EMBEDDER, count: 0, entries: [] })).rejects.toMatchObject({ code: "READ_ONLY" });
     expect(backend.wantsCompaction()).toBe(false);
     await backend.close();
     expect(existsSync(dir)).toBe(false);
+  });
+});
+
+describe("FileBackend on v2 stores (dense vectors only)", () => {
+  const mostlyZero = (seq: number): Batch => ({ entries: [entry(`e${seq}`, seq, { embedding: Float32Array.from([0, seq + 0.5, 0, 0]) })] });
+
+  it("appends to a v2 journal in v2, then compacts to v3 with sparse vectors, losing no bit", async () => {
+    const dir = freshDir();
+    const m = join(dir, "moomem");
+    mkdirSync(m, { recursive: true });
+    // A store as a v2 moomem left it: no snapshot yet, a journal of gen 0 with two records.
+    const old = [mostlyZero(1), mostlyZero(2)];
+    const lines = old.map((batch, i) => encodeJournalRecord(0, { n: i + 1, synced: i, time: 1_700_000_000_000, entries: batch.entries }, 2));
+    writeFileSync(join(m, "journal.0.jsonl"), Buffer.concat([Buffer.from('{"journal":2,"gen":0}\n'), ...lines]));
+
+    const { backend, state } = await open(dir);
+    expect(state.entries.map(plain)).toEqual(stateAfter(old).map(plain));
+    await backend.append([mostlyZero(3)]);
+    const journal = readFileSync(join(m, "journal.0.jsonl"), "utf8").split("\n").filter((l) => l.length > 0);
+    expect(journal[0]).toBe('{"journal":2,"gen":0}');
+    expect(journal).toHaveLength(4);
+    for (const line of journal.slice(1)) expect(line).not.toContain('"sparse"'); // a v2 reader can still read every line
+
+    const all = [...old, mostlyZero(3)];
+    const current = stateAfter(all);
+    await backend.compact({ embedder: EMBEDDER, count: current.length, entries: current });
+    expect(backend.stats().formatVersion).toBe(3);
+    await backend.append([mostlyZero(4)]);
+    await backend.close();
+    const slot = readFileSync(join(m, "slot0.jsonl"), "utf8");
+    expect(slot).toMatch(/^\{"v":3,"gen":1,/);
+    expect(slot).toContain('"embedding":{"dim":4,"sparse":"');
+    const next = readFileSync(join(m, "journal.1.jsonl"), "utf8");
+    expect(next.startsWith('{"journal":3,"gen":1}\n')).toBe(true);
+    expect(next).toContain('"sparse"');
+
+    const reopened = await open(dir, { readOnly: true });
+    expect(reopened.state.formatVersion).toBe(3);
+    expect(reopened.state.entries.map(plain)).toEqual(stateAfter([...all, mostlyZero(4)]).map(plain));
+    await reopened.backend.close();
   });
 });
 
@@ -329,7 +370,7 @@ describe("FileBackend on the seed's v1 snapshots", () => {
     return dir;
   }
 
-  it("loads the fixture as it is, then compacts it to v2", async () => {
+  it("loads the fixture as it is, then compacts it to the current version", async () => {
     const dir = seedCopy();
     const slot0 = readFileSync(join(dir, "moomem", "slot0.jsonl"));
     const { backend, state } = await open(dir);
@@ -360,12 +401,12 @@ describe("FileBackend on the seed's v1 snapshots", () => {
     await second.backend.compact({ embedder: seedEmbedder, count: entries.length, entries });
     await second.backend.close();
     const files = Object.keys(filesOf(dir)).sort();
-    // The seed's snapshot is gone with the old journal: only the new v2 snapshot remains.
+    // The seed's snapshot is gone with the old journal: only the new v3 snapshot remains.
     expect(files).toEqual(["moomem/head", "moomem/journal.5.jsonl", "moomem/slot1.jsonl"]);
-    expect(readFileSync(join(dir, "moomem", "slot1.jsonl"), "utf8")).toMatch(/^\{"v":2,"gen":5,/);
+    expect(readFileSync(join(dir, "moomem", "slot1.jsonl"), "utf8")).toMatch(/^\{"v":3,"gen":5,/);
 
     const third = await open(dir);
-    expect(third.state.formatVersion).toBe(2);
+    expect(third.state.formatVersion).toBe(3);
     expect(third.state.embedder).toEqual(seedEmbedder);
     expect(third.state.entries.map(plain)).toEqual(entries.map(plain));
     await third.backend.close();
@@ -407,7 +448,7 @@ describe("FileBackend on the seed's v1 snapshots", () => {
     const dir = seedCopy();
     const store = await MemoryStore.open(dir, { backend: new FileBackend(dir) });
     const stats = await store.stats();
-    expect(stats.formatVersion).toBe(2);
+    expect(stats.formatVersion).toBe(3);
     expect(stats.total).toBe(2);
     const listed = await store.list("user-42");
     expect(listed.map((e) => e.content)).toEqual(["我对花生过敏"]);
@@ -415,7 +456,7 @@ describe("FileBackend on the seed's v1 snapshots", () => {
     // Compacted at open (to the current format) and again at close: no v1 snapshot is left.
     const slots = Object.keys(filesOf(dir)).filter((f) => f.includes("slot"));
     expect(slots).toHaveLength(1);
-    expect(readFileSync(join(dir, slots[0]!), "utf8")).toMatch(/^\{"v":2,"gen":6,/);
+    expect(readFileSync(join(dir, slots[0]!), "utf8")).toMatch(/^\{"v":3,"gen":6,/);
   });
 });
 
