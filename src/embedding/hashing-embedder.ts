@@ -61,6 +61,8 @@ export class HashingEmbedder implements Embedder {
   readonly id: string;
   readonly #tokens = new FeatureCounts();
   readonly #subwords = new FeatureCounts();
+  /** Bucket sums, reused and cleared after each text (only the vector is new per call). */
+  readonly #sums: Float64Array;
 
   constructor(options?: HashingEmbedderOptions) {
     const dim = options?.dim ?? DEFAULT_DIM;
@@ -71,6 +73,7 @@ export class HashingEmbedder implements Embedder {
       );
     }
     this.dim = dim;
+    this.#sums = new Float64Array(dim);
     // v2: stemmed words (tokenizer), no sub-words for stop words, 3-grams from 3-letter words on.
     this.id = `hashing-v2/${dim}`;
   }
@@ -112,15 +115,17 @@ export class HashingEmbedder implements Embedder {
       tokens.add(features[0] as number);
       for (let i = 1; i < features.length; i++) subwords.add(features[i] as number);
     });
-    const sums = new Float64Array(this.dim);
+    const sums = this.#sums;
     tokens.addTo(sums, 1);
     subwords.addTo(sums, SUBWORD_WEIGHT);
     let squares = 0;
     for (let i = 0; i < sums.length; i++) squares += (sums[i] as number) * (sums[i] as number);
     const vector = new Float32Array(this.dim);
-    if (squares === 0) return vector;
-    const norm = Math.sqrt(squares);
-    for (let i = 0; i < sums.length; i++) vector[i] = (sums[i] as number) / norm;
+    if (squares !== 0) {
+      const norm = Math.sqrt(squares);
+      for (let i = 0; i < sums.length; i++) vector[i] = (sums[i] as number) / norm;
+    }
+    sums.fill(0);
     return vector;
   }
 }

@@ -31,6 +31,8 @@ export interface UserShard {
  */
 export class EntryState {
   readonly #dim: number;
+  /** Scratch for the unit-length copy of a vector that the vector index copies again. */
+  readonly #unit: Float32Array;
   readonly #byId = new Map<string, EntryRecord>();
   readonly #bySeq = new Map<number, EntryRecord>();
   readonly #shards = new Map<string, UserShard>();
@@ -39,6 +41,7 @@ export class EntryState {
 
   constructor(dim: number) {
     this.#dim = dim;
+    this.#unit = new Float32Array(dim);
   }
 
   get size(): number {
@@ -156,7 +159,9 @@ export class EntryState {
     if (!isLive(record.status)) return;
     shard.keywords.add(record.seq, tokenize(record.content));
     if (record.embedding !== null && record.embedding.length === this.#dim) {
-      shard.vectors.add(record.seq, normalize(Float32Array.from(record.embedding)));
+      // The index keeps a copy of its own: normalise in a scratch vector rather than a new one per entry.
+      this.#unit.set(record.embedding);
+      shard.vectors.add(record.seq, normalize(this.#unit));
     }
     const norm = normalizeForDedup(record.content);
     const holders = shard.dedup.get(norm);
