@@ -32,7 +32,7 @@ const OLDEST_JOURNAL_VERSION = 2;
  *   (so all its lines share `s` and `t`), and replay applies the run only once
  *   its last line is read. A line without the field ends an operation; the
  *   journals written before the field existed hold only such lines and read
- *   as before, so the format stays version 2 (a moomem older than the field
+ *   as before, so the flag needed no new version (a moomem older than the field
  *   reads a `c` line as a bad line: see docs/decisions.md);
  * - `C` is the CRC-32 of the ASCII text `G:N:S:T:` (G = the journal's gen),
  *   or `G:N:S:T:c:` for a line with `"c":1`, followed by the UTF-8 bytes of
