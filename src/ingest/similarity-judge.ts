@@ -2,7 +2,7 @@
 
 import type { ConflictJudge, ExtractedFact, MemoryEntry, Verdict } from "../types.ts";
 import { invalidArgument } from "../errors.ts";
-import { cosine } from "../embedding/vector-math.ts";
+import { cosine, dotAt } from "../embedding/vector-math.ts";
 import { forEachToken, normalizeForDedup, tokenize } from "../text/tokenizer.ts";
 import { ENGLISH_STOP_WORDS } from "../text/stop-words.ts";
 import { BoundedMemo } from "../text/bounded-memo.ts";
@@ -39,6 +39,11 @@ export class SimilarityJudge implements ConflictJudge {
   readonly threshold: number;
   /** Token sets of recent texts: the same neighbours come up as candidates add after add. */
   readonly #fingerprints = new BoundedMemo<Float64Array>(TOKEN_CACHE_SIZE, tokenFingerprints);
+  /**
+   * `dot(b, b)` of candidate vectors: the store hands the same immutable record vectors add after add.
+   * (So a caller that edits a vector in place after judging it must hand the judge a copy instead.)
+   */
+  readonly #selfDots = new WeakMap<Float32Array, number>();
 
   constructor(options: { threshold?: number } = {}) {
     const threshold = options.threshold ?? 0.82;
@@ -49,17 +54,26 @@ export class SimilarityJudge implements ConflictJudge {
   }
 
   judge(fact: ExtractedFact & { embedding?: Float32Array }, candidates: JudgeCandidate[]): Promise<Verdict[]> {
-    return Promise.resolve(candidates.map((c) => this.judgeOne(fact, c)));
+    const sparse = sparseVector(fact.embedding);
+    return Promise.resolve(candidates.map((c) => this.#judgeOne(fact, sparse, c)));
   }
 
   judgeOne(fact: ExtractedFact & { embedding?: Float32Array }, candidate: JudgeCandidate): Verdict {
+    return this.#judgeOne(fact, sparseVector(fact.embedding), candidate);
+  }
+
+  similarity(fact: ExtractedFact & { embedding?: Float32Array }, candidate: JudgeCandidate): number {
+    return this.#similarity(fact, sparseVector(fact.embedding), candidate);
+  }
+
+  #judgeOne(fact: ExtractedFact, sparse: SparseVector | null, candidate: JudgeCandidate): Verdict {
     if (fact.key !== undefined && candidate.key !== undefined) {
       if (fact.key === candidate.key) {
         if (normalizeForDedup(fact.content) === normalizeForDedup(candidate.content)) return { id: candidate.id, decision: "ignore", reason: `same value for key "${fact.key}"` };
         return { id: candidate.id, decision: "replace", reason: `new value for key "${fact.key}"` };
       }
     }
-    const sim = this.similarity(fact, candidate);
+    const sim = this.#similarity(fact, sparse, candidate);
     const differentKeys = fact.key !== undefined && candidate.key !== undefined && fact.key !== candidate.key;
     if (sim >= this.threshold && !differentKeys && !oneContainsTheOther(fact.content, candidate.content)) {
       return { id: candidate.id, decision: "replace", reason: `similarity ${sim.toFixed(3)} ≥ ${this.threshold}` };
@@ -70,12 +84,23 @@ export class SimilarityJudge implements ConflictJudge {
     return { id: candidate.id, decision: "ignore" };
   }
 
-  similarity(fact: ExtractedFact & { embedding?: Float32Array }, candidate: JudgeCandidate): number {
-    const vectorSim =
-      fact.embedding !== undefined && candidate.embedding !== undefined && fact.embedding.length === candidate.embedding.length
-        ? cosine(fact.embedding, candidate.embedding)
-        : 0;
+  #similarity(fact: ExtractedFact, sparse: SparseVector | null, candidate: JudgeCandidate): number {
+    const b = candidate.embedding;
+    const vectorSim = sparse !== null && b !== undefined && sparse.dim === b.length ? this.#cosine(sparse, b) : 0;
     return Math.max(vectorSim, this.#jaccard(fact.content, candidate.content));
+  }
+
+  /** Bit for bit `cosine(fact vector, b)`, in time proportional to the fact's non-zero components. */
+  #cosine(a: SparseVector, b: Float32Array): number {
+    let bb = this.#selfDots.get(b);
+    if (bb === undefined) {
+      bb = dotAt(b, 0, b, b.length);
+      this.#selfDots.set(b, bb);
+    }
+    // A non-finite component of b makes 0 · b[i] NaN where the fact is zero, which the sparse sum skips.
+    if (!Number.isFinite(bb)) return cosine(a.vector, b);
+    const normProduct = Math.sqrt(a.selfDot * bb);
+    return normProduct === 0 ? 0 : a.dot(b) / normProduct;
   }
 
   /** `jaccard(tokenize(a), tokenize(b))`, on remembered token fingerprints. */
@@ -93,6 +118,91 @@ export class SimilarityJudge implements ConflictJudge {
     }
     return shared / (x.length + y.length - shared);
   }
+}
+
+/**
+ * A fact's vector prepared for dot products against many candidates: its non-zero components only,
+ * grouped by the partial sum {@link dotAt} adds them to (index mod 4, the tail after the last full
+ * group of four in sum 0), ascending within each group, so every partial sum sees the same non-zero
+ * products in the same order as in `dotAt`.
+ *
+ * Why leaving the zero components out changes no bit: where the fact is ±0 and the candidate finite, the
+ * product is ±0. A partial sum starts at +0 and can never become -0 (in round-to-nearest, x + y is -0
+ * only when both are -0; an exact cancellation gives +0), so before each such product it is +0, non-zero,
+ * ±Infinity or NaN, and adding ±0 to any of these leaves it as it was (+0 + -0 is +0). The four partial
+ * sums are therefore the same numbers, combined the same way. A non-finite candidate component would
+ * make a product NaN; {@link SimilarityJudge} sends those candidates to the full `cosine`.
+ */
+class SparseVector {
+  readonly vector: Float32Array;
+  readonly dim: number;
+  /** `dot(vector, vector)`, the fact's half of the norm product. */
+  readonly selfDot: number;
+  readonly #index: Int32Array;
+  readonly #value: Float64Array;
+  /** Where each of the four groups ends in `#index` / `#value`. */
+  readonly #end0: number;
+  readonly #end1: number;
+  readonly #end2: number;
+  readonly #end3: number;
+
+  constructor(vector: Float32Array) {
+    const dim = vector.length;
+    this.vector = vector;
+    this.dim = dim;
+    this.selfDot = dotAt(vector, 0, vector, dim);
+    const index = new Int32Array(dim);
+    const value = new Float64Array(dim);
+    const end4 = dim - (dim % 4);
+    const ends = [0, 0, 0, 0];
+    let n = 0;
+    for (let g = 0; g < 4; g++) {
+      for (let i = g; i < end4; i += 4) {
+        const x = vector[i] as number;
+        // NaN !== 0: a NaN component is kept and poisons the sum as it does in dotAt.
+        if (x !== 0) {
+          index[n] = i;
+          value[n++] = x;
+        }
+      }
+      if (g === 0) {
+        for (let i = end4; i < dim; i++) {
+          const x = vector[i] as number;
+          if (x !== 0) {
+            index[n] = i;
+            value[n++] = x;
+          }
+        }
+      }
+      ends[g] = n;
+    }
+    this.#index = index;
+    this.#value = value;
+    this.#end0 = ends[0] as number;
+    this.#end1 = ends[1] as number;
+    this.#end2 = ends[2] as number;
+    this.#end3 = ends[3] as number;
+  }
+
+  /** `dotAt(vector, 0, b, dim)`, bit for bit, for a `b` of length `dim` with finite components. */
+  dot(b: Float32Array): number {
+    const index = this.#index;
+    const value = this.#value;
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
+    let k = 0;
+    for (const end = this.#end0; k < end; k++) s0 += (value[k] as number) * (b[index[k] as number] as number);
+    for (const end = this.#end1; k < end; k++) s1 += (value[k] as number) * (b[index[k] as number] as number);
+    for (const end = this.#end2; k < end; k++) s2 += (value[k] as number) * (b[index[k] as number] as number);
+    for (const end = this.#end3; k < end; k++) s3 += (value[k] as number) * (b[index[k] as number] as number);
+    return s0 + s1 + (s2 + s3);
+  }
+}
+
+function sparseVector(vector: Float32Array | undefined): SparseVector | null {
+  return vector === undefined ? null : new SparseVector(vector);
 }
 
 /**
