@@ -54,26 +54,32 @@ export class SimilarityJudge implements ConflictJudge {
   }
 
   judge(fact: ExtractedFact & { embedding?: Float32Array }, candidates: JudgeCandidate[]): Promise<Verdict[]> {
-    const sparse = sparseVector(fact.embedding);
-    return Promise.resolve(candidates.map((c) => this.#judgeOne(fact, sparse, c)));
+    const prepared = this.#prepare(fact);
+    return Promise.resolve(candidates.map((c) => this.#judgeOne(prepared, c)));
   }
 
   judgeOne(fact: ExtractedFact & { embedding?: Float32Array }, candidate: JudgeCandidate): Verdict {
-    return this.#judgeOne(fact, sparseVector(fact.embedding), candidate);
+    return this.#judgeOne(this.#prepare(fact), candidate);
   }
 
   similarity(fact: ExtractedFact & { embedding?: Float32Array }, candidate: JudgeCandidate): number {
-    return this.#similarity(fact, sparseVector(fact.embedding), candidate);
+    return this.#similarity(this.#prepare(fact), candidate);
   }
 
-  #judgeOne(fact: ExtractedFact, sparse: SparseVector | null, candidate: JudgeCandidate): Verdict {
+  /** What every candidate of one fact needs from it, computed once per `judge` call. */
+  #prepare(fact: ExtractedFact & { embedding?: Float32Array }): PreparedFact {
+    return { fact, vector: fact.embedding === undefined ? null : new SparseVector(fact.embedding), tokens: this.#fingerprints.get(fact.content) };
+  }
+
+  #judgeOne(prepared: PreparedFact, candidate: JudgeCandidate): Verdict {
+    const fact = prepared.fact;
     if (fact.key !== undefined && candidate.key !== undefined) {
       if (fact.key === candidate.key) {
         if (normalizeForDedup(fact.content) === normalizeForDedup(candidate.content)) return { id: candidate.id, decision: "ignore", reason: `same value for key "${fact.key}"` };
         return { id: candidate.id, decision: "replace", reason: `new value for key "${fact.key}"` };
       }
     }
-    const sim = this.#similarity(fact, sparse, candidate);
+    const sim = this.#similarity(prepared, candidate);
     const differentKeys = fact.key !== undefined && candidate.key !== undefined && fact.key !== candidate.key;
     if (sim >= this.threshold && !differentKeys && !oneContainsTheOther(fact.content, candidate.content)) {
       return { id: candidate.id, decision: "replace", reason: `similarity ${sim.toFixed(3)} ≥ ${this.threshold}` };
@@ -84,10 +90,11 @@ export class SimilarityJudge implements ConflictJudge {
     return { id: candidate.id, decision: "ignore" };
   }
 
-  #similarity(fact: ExtractedFact, sparse: SparseVector | null, candidate: JudgeCandidate): number {
+  #similarity(prepared: PreparedFact, candidate: JudgeCandidate): number {
+    const a = prepared.vector;
     const b = candidate.embedding;
-    const vectorSim = sparse !== null && b !== undefined && sparse.dim === b.length ? this.#cosine(sparse, b) : 0;
-    return Math.max(vectorSim, this.#jaccard(fact.content, candidate.content));
+    const vectorSim = a !== null && b !== undefined && a.dim === b.length ? this.#cosine(a, b) : 0;
+    return Math.max(vectorSim, jaccardOfFingerprints(prepared.tokens, this.#fingerprints.get(candidate.content)));
   }
 
   /** Bit for bit `cosine(fact vector, b)`, in time proportional to the fact's non-zero components. */
@@ -101,22 +108,6 @@ export class SimilarityJudge implements ConflictJudge {
     if (!Number.isFinite(bb)) return cosine(a.vector, b);
     const normProduct = Math.sqrt(a.selfDot * bb);
     return normProduct === 0 ? 0 : a.dot(b) / normProduct;
-  }
-
-  /** `jaccard(tokenize(a), tokenize(b))`, on remembered token fingerprints. */
-  #jaccard(a: string, b: string): number {
-    const x = this.#fingerprints.get(a);
-    const y = this.#fingerprints.get(b);
-    if (x.length === 0 && y.length === 0) return 0;
-    let shared = 0;
-    for (let i = 0, j = 0; i < x.length && j < y.length; ) {
-      const u = x[i] as number;
-      const v = y[j] as number;
-      if (u === v) shared++;
-      if (u <= v) i++;
-      if (u >= v) j++;
-    }
-    return shared / (x.length + y.length - shared);
   }
 }
 
@@ -138,8 +129,10 @@ class SparseVector {
   readonly dim: number;
   /** `dot(vector, vector)`, the fact's half of the norm product. */
   readonly selfDot: number;
-  readonly #index: Int32Array;
-  readonly #value: Float64Array;
+  // Plain arrays: a typed array this size lives outside the heap, and allocating one cost more than all
+  // the dot products of a judge call together.
+  readonly #index: number[] = [];
+  readonly #value: number[] = [];
   /** Where each of the four groups ends in `#index` / `#value`. */
   readonly #end0: number;
   readonly #end1: number;
@@ -150,38 +143,45 @@ class SparseVector {
     const dim = vector.length;
     this.vector = vector;
     this.dim = dim;
-    this.selfDot = dotAt(vector, 0, vector, dim);
-    const index = new Int32Array(dim);
-    const value = new Float64Array(dim);
+    const index = this.#index;
+    const value = this.#value;
     const end4 = dim - (dim % 4);
     const ends = [0, 0, 0, 0];
-    let n = 0;
     for (let g = 0; g < 4; g++) {
       for (let i = g; i < end4; i += 4) {
         const x = vector[i] as number;
         // NaN !== 0: a NaN component is kept and poisons the sum as it does in dotAt.
         if (x !== 0) {
-          index[n] = i;
-          value[n++] = x;
+          index.push(i);
+          value.push(x);
         }
       }
       if (g === 0) {
         for (let i = end4; i < dim; i++) {
           const x = vector[i] as number;
           if (x !== 0) {
-            index[n] = i;
-            value[n++] = x;
+            index.push(i);
+            value.push(x);
           }
         }
       }
-      ends[g] = n;
+      ends[g] = index.length;
     }
-    this.#index = index;
-    this.#value = value;
     this.#end0 = ends[0] as number;
     this.#end1 = ends[1] as number;
     this.#end2 = ends[2] as number;
     this.#end3 = ends[3] as number;
+    // dotAt(vector, 0, vector, dim), bit for bit: the squares left out are all +0.
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
+    let k = 0;
+    for (const end = this.#end0; k < end; k++) s0 += (value[k] as number) * (value[k] as number);
+    for (const end = this.#end1; k < end; k++) s1 += (value[k] as number) * (value[k] as number);
+    for (const end = this.#end2; k < end; k++) s2 += (value[k] as number) * (value[k] as number);
+    for (const end = this.#end3; k < end; k++) s3 += (value[k] as number) * (value[k] as number);
+    this.selfDot = s0 + s1 + (s2 + s3);
   }
 
   /** `dotAt(vector, 0, b, dim)`, bit for bit, for a `b` of length `dim` with finite components. */
@@ -201,8 +201,26 @@ class SparseVector {
   }
 }
 
-function sparseVector(vector: Float32Array | undefined): SparseVector | null {
-  return vector === undefined ? null : new SparseVector(vector);
+/** The fact's side of every comparison in one `judge` call. */
+interface PreparedFact {
+  fact: ExtractedFact;
+  vector: SparseVector | null;
+  /** Token fingerprints of the fact's content. */
+  tokens: Float64Array;
+}
+
+/** `jaccard(tokenize(a), tokenize(b))` from the two texts' token fingerprints, by one merge. */
+function jaccardOfFingerprints(x: Float64Array, y: Float64Array): number {
+  if (x.length === 0 && y.length === 0) return 0;
+  let shared = 0;
+  for (let i = 0, j = 0; i < x.length && j < y.length; ) {
+    const u = x[i] as number;
+    const v = y[j] as number;
+    if (u === v) shared++;
+    if (u <= v) i++;
+    if (u >= v) j++;
+  }
+  return shared / (x.length + y.length - shared);
 }
 
 /**
