@@ -38,7 +38,7 @@ export class SimilarityJudge implements ConflictJudge {
   readonly name: string = "similarity";
   readonly threshold: number;
   /** Token sets of recent texts: the same neighbours come up as candidates add after add. */
-  readonly #fingerprints = new BoundedMemo<Float64Array>(TOKEN_CACHE_SIZE, tokenFingerprints);
+  readonly #fingerprints = new BoundedMemo<number[]>(TOKEN_CACHE_SIZE, tokenFingerprints);
   /**
    * `dot(b, b)` of candidate vectors: the store hands the same immutable record vectors add after add.
    * (So a caller that edits a vector in place after judging it must hand the judge a copy instead.)
@@ -206,11 +206,11 @@ interface PreparedFact {
   fact: ExtractedFact;
   vector: SparseVector | null;
   /** Token fingerprints of the fact's content. */
-  tokens: Float64Array;
+  tokens: number[];
 }
 
 /** `jaccard(tokenize(a), tokenize(b))` from the two texts' token fingerprints, by one merge. */
-function jaccardOfFingerprints(x: Float64Array, y: Float64Array): number {
+function jaccardOfFingerprints(x: number[], y: number[]): number {
   if (x.length === 0 && y.length === 0) return 0;
   let shared = 0;
   for (let i = 0, j = 0; i < x.length && j < y.length; ) {
@@ -228,13 +228,13 @@ function jaccardOfFingerprints(x: Float64Array, y: Float64Array): number {
  * by one merge, and a cached set costs 8 bytes a token instead of a `Set` of strings. Two different
  * tokens share a fingerprint with probability about 2^-53, far below anything a threshold can notice.
  */
-function tokenFingerprints(text: string): Float64Array {
-  const seen = new Set(tokenize(text));
-  const out = new Float64Array(seen.size);
-  let i = 0;
-  for (const token of seen) out[i++] = (hashString(token, FINGERPRINT_SEED_HIGH) % 2 ** 21) * 2 ** 32 + hashString(token, FINGERPRINT_SEED_LOW);
-  return out.sort();
+function tokenFingerprints(text: string): number[] {
+  const out: number[] = [];
+  for (const token of new Set(tokenize(text))) out.push((hashString(token, FINGERPRINT_SEED_HIGH) % 2 ** 21) * 2 ** 32 + hashString(token, FINGERPRINT_SEED_LOW));
+  return out.sort(ascending);
 }
+
+const ascending = (a: number, b: number): number => a - b;
 
 const FINGERPRINT_SEED_HIGH = 0x6a616331;
 const FINGERPRINT_SEED_LOW = 0x6a616332;
