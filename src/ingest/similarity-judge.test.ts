@@ -128,13 +128,25 @@ describe("SimilarityJudge similarity is exactly cosine-or-Jaccard", () => {
   );
   const words = ["I", "my", "live", "in", "Beijing", "Paris", "wife's", "birthday", "is", "May", "the", "cats", "cat", "42", "我", "的", "生日", "五月", "!", "-0"];
   const text = fc.oneof({ weight: 4, arbitrary: fc.array(fc.constantFrom(...words), { maxLength: 8 }).map((w) => w.join(" ")) }, { weight: 1, arbitrary: fc.string({ maxLength: 12 }) });
+  // A candidate's text: any, the fact's own, or the fact's with a word more or less (high Jaccard).
+  const candidateText = (factText: string): fc.Arbitrary<string> =>
+    fc.oneof(
+      text,
+      fc.constant(factText),
+      fc.tuple(fc.constantFrom(...words), fc.boolean()).map(([w, front]) => (front ? `${w} ${factText}` : `${factText} ${w}`)),
+      fc.nat().map((n) => {
+        const w = factText.split(" ");
+        w.splice(n % w.length, 1);
+        return w.join(" ");
+      }),
+    );
   const key = fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom("home_city", "birthday") });
 
   it("equals the reference bit for bit, and judge() decides and explains by it", async () => {
     const judge = new SimilarityJudge();
     const low = judge.threshold - 0.15;
     await fc.assert(
-      fc.asyncProperty(text, vectors, fc.array(fc.tuple(text, key), { minLength: 1, maxLength: 4 }), key, async (factText, [factVector, candidateVectors], rows, factKey) => {
+      fc.asyncProperty(text.chain((t) => fc.tuple(fc.constant(t), fc.array(fc.tuple(candidateText(t), key), { minLength: 1, maxLength: 4 }))), vectors, key, async ([factText, rows], [factVector, candidateVectors], factKey) => {
         const fact: ExtractedFact & { embedding?: Float32Array } = { content: factText, kind: "fact" };
         if (factVector !== undefined) fact.embedding = factVector;
         if (factKey !== undefined) fact.key = factKey;

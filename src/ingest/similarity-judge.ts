@@ -63,7 +63,7 @@ export class SimilarityJudge implements ConflictJudge {
   }
 
   similarity(fact: ExtractedFact & { embedding?: Float32Array }, candidate: JudgeCandidate): number {
-    return this.#similarity(this.#prepare(fact), candidate);
+    return this.#similarity(this.#prepare(fact), candidate, Number.NEGATIVE_INFINITY);
   }
 
   /** What every candidate of one fact needs from it, computed once per `judge` call. */
@@ -79,7 +79,8 @@ export class SimilarityJudge implements ConflictJudge {
         return { id: candidate.id, decision: "replace", reason: `new value for key "${fact.key}"` };
       }
     }
-    const sim = this.#similarity(prepared, candidate);
+    // Below the coexist band every similarity means "ignore", so there it need not be exact.
+    const sim = this.#similarity(prepared, candidate, this.threshold - COEXIST_BAND);
     const differentKeys = fact.key !== undefined && candidate.key !== undefined && fact.key !== candidate.key;
     if (sim >= this.threshold && !differentKeys && !oneContainsTheOther(fact.content, candidate.content)) {
       return { id: candidate.id, decision: "replace", reason: `similarity ${sim.toFixed(3)} ≥ ${this.threshold}` };
@@ -90,11 +91,23 @@ export class SimilarityJudge implements ConflictJudge {
     return { id: candidate.id, decision: "ignore" };
   }
 
-  #similarity(prepared: PreparedFact, candidate: JudgeCandidate): number {
+  /**
+   * max(cosine, Jaccard) exactly; or, when that is surely below `floor`, some number below `floor`.
+   * Jaccard is at most min(|x|, |y|) / max(|x|, |y|) of the two token sets, and stays so after rounding
+   * (a correctly rounded division is monotone), so the merge is skipped when that bound cannot win.
+   */
+  #similarity(prepared: PreparedFact, candidate: JudgeCandidate, floor: number): number {
     const a = prepared.vector;
     const b = candidate.embedding;
     const vectorSim = a !== null && b !== undefined && a.dim === b.length ? this.#cosine(a, b) : 0;
-    return Math.max(vectorSim, jaccardOfFingerprints(prepared.tokens, this.#fingerprints.get(candidate.content)));
+    const x = prepared.tokens;
+    const y = this.#fingerprints.get(candidate.content);
+    // NaN when both sets are empty, and NaN compares false: the merge answers 0 then.
+    const bound = x.length < y.length ? x.length / y.length : y.length / x.length;
+    // Strictly below: vectorSim > bound ≥ 0 is then positive, so no ±0 question for Math.max. Past that
+    // test vectorSim ≤ bound (or NaN, which is the answer): under a `bound` below `floor` it is too.
+    if (bound < vectorSim || bound < floor) return vectorSim;
+    return Math.max(vectorSim, jaccardOfFingerprints(x, y));
   }
 
   /** Bit for bit `cosine(fact vector, b)`, in time proportional to the fact's non-zero components. */
