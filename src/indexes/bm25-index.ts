@@ -3,6 +3,7 @@
 import { invalidArgument } from "../errors.ts";
 import { checkDoc, checkK, TopK, type ScoredDoc } from "./top-k.ts";
 import { ENGLISH_STOP_WORDS } from "../text/stop-words.ts";
+import { TfCodes } from "./tf-codes.ts";
 
 export type { ScoredDoc } from "./top-k.ts";
 
@@ -45,6 +46,11 @@ interface Postings {
   maxTf: number;
   /** During a search: this term's index among the query's distinct terms; −1 otherwise. */
   queryIndex: number;
+  /**
+   * The tf of every slot, for a term held by at least 1 / CODES_FRACTION of the documents that a
+   * search looked up per document; null otherwise. Dropped when the term falls below 1 / CODES_DROP.
+   */
+  codes: TfCodes | null;
 }
 
 /** What one document contributes: its postings lists and its position in each. */
@@ -90,8 +96,16 @@ export class Bm25Index {
   #scores = new Float64Array(0);
   /** slot → per-search bookkeeping of #scorePruned (match count, heap flag), all 0 between searches */
   #marks = new Uint8Array(0);
-  /** #scorePruned's k best partial scores, kept to reuse its arrays */
+  /** #scorePruned's k best partial scores, kept to reuse its arrays (as are the lists below) */
   #heap = new PartialHeap();
+  /** slots #scorePruned touched, to reset their score and mark */
+  #touched = new SlotList();
+  /** slots still in the running in #scorePruned's second phase, also as a bit set (all 0 between searches) */
+  #alive = new SlotList();
+  #aliveBits = new Int32Array(0);
+  /** #rescore's query-ordered (term, tf) pairs */
+  #rescoreTerms = new Int32Array(0);
+  #rescoreTfs = new Float64Array(0);
 
   constructor(params?: Bm25Params) {
     const k1 = params?.k1 ?? 0.9;
@@ -143,7 +157,7 @@ export class Bm25Index {
       length++;
       let postings = this.#terms.get(token);
       if (postings === undefined) {
-        postings = { term: token, slots: [], tfs: [], maxTf: 0, queryIndex: -1 };
+        postings = { term: token, slots: [], tfs: [], maxTf: 0, queryIndex: -1, codes: null };
         this.#terms.set(token, postings);
       }
       const last = postings.slots.length - 1;
@@ -151,6 +165,7 @@ export class Bm25Index {
         const tf = (postings.tfs[last] as number) + 1;
         postings.tfs[last] = tf;
         if (tf > postings.maxTf) postings.maxTf = tf;
+        postings.codes?.set(slot, tf);
         continue;
       }
       record.postings.push(postings);
@@ -158,6 +173,11 @@ export class Bm25Index {
       postings.slots.push(slot);
       postings.tfs.push(1);
       if (postings.maxTf < 1) postings.maxTf = 1;
+      if (postings.codes !== null) {
+        // Dropped here rather than grown: the term has become too rare for the codes to pay.
+        if (postings.slots.length * CODES_DROP < slot + 1) postings.codes = null;
+        else postings.codes.set(slot, 1);
+      }
     }
     record.length = length;
     this.#records.push(record);
@@ -185,6 +205,10 @@ export class Bm25Index {
       }
       postings.slots.pop();
       postings.tfs.pop();
+      if (postings.codes !== null) {
+        if (postings.slots.length * CODES_DROP < this.#records.length - 1) postings.codes = null;
+        else postings.codes.set(slot, 0);
+      }
       if (postings.slots.length === 0) this.#terms.delete(postings.term);
     }
     const lastSlot = this.#records.length - 1;
@@ -192,7 +216,9 @@ export class Bm25Index {
       // Move the last document into the freed slot: rewrite its slot number in each of its postings.
       const moved = this.#records[lastSlot] as DocRecord;
       for (let i = 0; i < moved.postings.length; i++) {
-        (moved.postings[i] as Postings).slots[moved.positions[i] as number] = slot;
+        const postings = moved.postings[i] as Postings;
+        postings.slots[moved.positions[i] as number] = slot;
+        postings.codes?.move(lastSlot, slot);
       }
       this.#records[slot] = moved;
       this.#lengths[slot] = this.#lengths[lastSlot] as number;
@@ -276,12 +302,18 @@ export class Bm25Index {
    * Same results as {@link Bm25Index.#scoreAll}, bit for bit, without scoring every document that
    * holds a query term.
    *
-   * Walks the terms rarest first, adding partial scores, and keeps the k best partial scores seen
-   * (θ, the k-th best, only grows). Each term has an upper bound on what it can add to any document,
-   * so a document whose partial score plus the bounds of the terms not yet walked is below θ cannot
-   * make the top k, and is skipped from then on. Once those bounds alone are below θ this skips every
-   * document not yet touched, so the remaining (most common, longest) lists cost little more than a
-   * read per posting; documents with low partial scores drop out too as θ rises.
+   * Each term has an upper bound on what it can add to any document, and θ, the k-th best partial
+   * score so far, only grows. The terms are walked rarest first, in two phases:
+   *
+   * 1. While the bounds of the terms not yet walked add up to θ or more, a document holding none of
+   *    the walked terms could still make the top k, so every posting is scored.
+   * 2. Once they add up to less, no untouched document can make it, nor any touched one whose partial
+   *    score plus those bounds is below θ. The survivors (usually a few thousand at first, a few
+   *    hundred after the next term, however long the lists) are kept in a list, thinned after each term
+   *    as θ rises and the bounds left shrink. A term is then either walked, testing each posting
+   *    against a bit set of the survivors that stays in the CPU's fastest cache, or, when it holds
+   *    more documents than there are survivors, looked up per survivor in its {@link TfCodes}:
+   *    the common terms, whose lists are most of the work, cost a read per survivor.
    *
    * Scores summed in rarity order can differ in the last bit from #scoreAll's query-order sums, except
    * for documents matching at most two query terms (0 + x + y = 0 + y + x exactly). So the few other
@@ -312,84 +344,150 @@ export class Bm25Index {
       const maxTf = (query[j] as Postings).maxTf;
       remaining[s] = (remaining[s + 1] as number) + (weights[j] as number) * (maxTf / (maxTf + k1 * (1 - b)));
     }
-    if (this.#marks.length < n) this.#marks = new Uint8Array(scores.length);
+    if (this.#marks.length < n) {
+      this.#marks = new Uint8Array(scores.length);
+      this.#aliveBits = new Int32Array((scores.length + 31) >> 5);
+    }
     // Per touched slot: MATCH_ONE × how many query terms it matched (saturating at 3), plus the
-    // IN_HEAP flag below. All back to 0 before returning.
+    // IN_HEAP flag below. All back to 0 before returning, as are the bits.
     const marks = this.#marks;
+    const bits = this.#aliveBits;
     const capacity = Math.min(k, n);
     // The k best partial scores so far; θ, the k-th best, is its root.
     const heap = this.#heap.reset(capacity, scores.length);
-    const touched: number[] = [];
-    for (let s = 0; s < m; s++) {
-      // Skip documents whose partial score is below `floor`: even with every remaining term at its
-      // bound they stay below θ. Since θ only grows and the bounds only shrink, a skipped document
-      // stays skipped, so the ones scored to the end have complete scores. When floor > 0 this
-      // skips every untouched document too.
-      const floor = heap.size === capacity ? (heap.scores[0] as number) * SAFE - (remaining[s] as number) : -Infinity;
+    const touched = this.#touched.reset();
+    const alive = this.#alive.reset();
+    let s = 0;
+    // The heap's root once it is full: a partial score at most this leaves the heap as it is.
+    let root = -Infinity;
+
+    // Phase 1: every posting.
+    for (; s < m; s++) {
+      if (heap.size === capacity && (heap.scores[0] as number) * SAFE > (remaining[s] as number)) break;
       const j = order[s] as number;
       const { slots, tfs } = query[j] as Postings;
       const weight = weights[j] as number;
       const df = slots.length;
       for (let i = 0; i < df; i++) {
         const slot = slots[i] as number;
-        // A touched slot has a match count, so a zero mark means untouched: cheaper to test than the
-        // score (the byte array stays in cache where the scores may not).
-        const mark = marks[slot] as number;
-        if (mark === 0 && floor > 0) continue;
-        const before = scores[slot] as number;
-        if (before < floor) continue;
         const tf = tfs[i] as number;
+        const mark = marks[slot] as number;
+        if (mark === 0) touched.push(slot);
         const lengthNorm = 1 - b + (b * (lengths[slot] as number)) / avgLength;
-        if (before === 0) touched.push(slot);
-        const partial = before + weight * (tf / (tf + k1 * lengthNorm));
+        const partial = (scores[slot] as number) + weight * (tf / (tf + k1 * lengthNorm));
         scores[slot] = partial;
-        let next = mark < MATCH_MANY ? mark + MATCH_ONE : mark;
-        if ((mark & IN_HEAP) !== 0) {
-          heap.increase(slot, partial);
-        } else if (heap.size < capacity) {
-          heap.push(slot, partial);
-          next |= IN_HEAP;
-        } else if (partial > (heap.scores[0] as number)) {
-          const out = heap.replaceRoot(slot, partial);
-          marks[out] = (marks[out] as number) & ~IN_HEAP;
-          next |= IN_HEAP;
+        if ((mark & IN_HEAP) === 0 && partial <= root) {
+          marks[slot] = mark < MATCH_MANY ? mark + MATCH_ONE : mark;
+        } else {
+          marks[slot] = keepPartial(heap, marks, slot, mark, partial);
+          if (heap.size === capacity) root = heap.scores[0] as number;
         }
-        marks[slot] = next;
+      }
+    }
+
+    // Phase 2: only the survivors. Skipping a document whose partial score is below `floor` is safe:
+    // even with every remaining term at its bound it stays below θ, and since θ only grows and the
+    // bounds only shrink, it stays skipped, so the survivors' scores are complete at the end.
+    const phase2 = s < m;
+    for (let first = true; s < m; s++, first = false) {
+      const floor = (heap.scores[0] as number) * SAFE - (remaining[s] as number);
+      const items = alive.items;
+      if (first) {
+        for (let t = 0; t < touched.size; t++) {
+          const slot = touched.items[t] as number;
+          if ((scores[slot] as number) < floor) continue;
+          alive.push(slot);
+          bits[slot >> 5] = (bits[slot >> 5] as number) | (1 << (slot & 31));
+        }
+      } else {
+        let kept = 0;
+        for (let a = 0; a < alive.size; a++) {
+          const slot = items[a] as number;
+          if ((scores[slot] as number) >= floor) items[kept++] = slot;
+          else bits[slot >> 5] = (bits[slot >> 5] as number) & ~(1 << (slot & 31));
+        }
+        alive.size = kept;
+      }
+      const j = order[s] as number;
+      const postings = query[j] as Postings;
+      const weight = weights[j] as number;
+      const { slots, tfs } = postings;
+      const df = slots.length;
+      let codes = postings.codes;
+      if (alive.size * PROBE_COST < df && codes === null && df * CODES_FRACTION >= n) {
+        codes = postings.codes = TfCodes.fromPostings(slots, tfs, n);
+      }
+      if (codes !== null && alive.size * PROBE_COST < df) {
+        const survivors = alive.items;
+        for (let a = 0; a < alive.size; a++) {
+          const slot = survivors[a] as number;
+          let tf = codes.get(slot);
+          if (tf === 0) continue;
+          if (tf === 3) tf = this.#tfOf(slot, postings);
+          const lengthNorm = 1 - b + (b * (lengths[slot] as number)) / avgLength;
+          const partial = (scores[slot] as number) + weight * (tf / (tf + k1 * lengthNorm));
+          scores[slot] = partial;
+          marks[slot] = keepPartial(heap, marks, slot, marks[slot] as number, partial);
+        }
+      } else {
+        for (let i = 0; i < df; i++) {
+          const slot = slots[i] as number;
+          if (((bits[slot >> 5] as number) & (1 << (slot & 31))) === 0) continue;
+          const tf = tfs[i] as number;
+          const lengthNorm = 1 - b + (b * (lengths[slot] as number)) / avgLength;
+          const partial = (scores[slot] as number) + weight * (tf / (tf + k1 * lengthNorm));
+          scores[slot] = partial;
+          marks[slot] = keepPartial(heap, marks, slot, marks[slot] as number, partial);
+        }
       }
     }
 
     // This floor is at least every earlier one, so the documents at or above it were never skipped
     // and their scores are complete: they are the ones that can be in the top k.
     const floor = heap.size === capacity ? (heap.scores[0] as number) * SAFE : -Infinity;
+    const candidates = phase2 ? alive : touched;
     const records = this.#records;
-    const top = new TopK(Math.min(k, touched.length));
-    for (const slot of touched) {
+    const top = new TopK(Math.min(k, candidates.size));
+    for (let c = 0; c < candidates.size; c++) {
+      const slot = candidates.items[c] as number;
       const partial = scores[slot] as number;
-      const mark = marks[slot] as number;
-      scores[slot] = 0;
-      marks[slot] = 0;
       if (partial < floor) continue;
       const record = records[slot] as DocRecord;
-      const score = mark < MATCH_MANY ? partial : this.#rescore(record, lengths[slot] as number, weights, avgLength);
+      const score = (marks[slot] as number) < MATCH_MANY ? partial : this.#rescore(record, lengths[slot] as number, weights, avgLength);
       top.offer(record.doc, score);
     }
+    for (let t = 0; t < touched.size; t++) {
+      const slot = touched.items[t] as number;
+      scores[slot] = 0;
+      marks[slot] = 0;
+    }
+    for (let a = 0; a < alive.size; a++) bits[(alive.items[a] as number) >> 5] = 0;
     return top.drain();
+  }
+
+  /** The tf of the document in `slot` for the term of `postings`, which it holds. */
+  #tfOf(slot: number, postings: Postings): number {
+    const record = this.#records[slot] as DocRecord;
+    return postings.tfs[record.positions[record.postings.indexOf(postings)] as number] as number;
   }
 
   /** The document's score, adding its query terms' contributions in query order as #scoreAll does. */
   #rescore(record: DocRecord, length: number, weights: Float64Array, avgLength: number): number {
     const k1 = this.k1;
     const lengthNorm = 1 - this.b + (this.b * length) / avgLength;
-    const terms: number[] = [];
-    const tfs: number[] = [];
+    if (this.#rescoreTerms.length < weights.length) {
+      this.#rescoreTerms = new Int32Array(weights.length);
+      this.#rescoreTfs = new Float64Array(weights.length);
+    }
+    const terms = this.#rescoreTerms;
+    const tfs = this.#rescoreTfs;
+    let count = 0;
     for (let i = 0; i < record.postings.length; i++) {
       const postings = record.postings[i] as Postings;
       const q = postings.queryIndex;
       if (q < 0) continue;
       // Insertion into query order: a memory has few terms.
-      let at = terms.length;
-      terms.push(q);
-      tfs.push(0);
+      let at = count++;
       while (at > 0 && (terms[at - 1] as number) > q) {
         terms[at] = terms[at - 1] as number;
         tfs[at] = tfs[at - 1] as number;
@@ -399,7 +497,7 @@ export class Bm25Index {
       tfs[at] = postings.tfs[record.positions[i] as number] as number;
     }
     let score = 0;
-    for (let i = 0; i < terms.length; i++) {
+    for (let i = 0; i < count; i++) {
       const tf = tfs[i] as number;
       score = score + (weights[terms[i] as number] as number) * (tf / (tf + k1 * lengthNorm));
     }
@@ -421,6 +519,15 @@ const MAX_PRUNED_TERMS = 4096;
 const SAFE = (1 - 1e-9) / (1 + 1e-9);
 /** Mark flag: the slot is in the heap of the k best partial scores. */
 const IN_HEAP = 1;
+/**
+ * The second phase looks a term up per survivor, rather than walking its postings, when the term holds
+ * more than PROBE_COST times as many documents as there are survivors.
+ */
+const PROBE_COST = 1;
+/** A term gets TfCodes (n / 4 bytes) when it is held by at least 1 / CODES_FRACTION of the n documents… */
+const CODES_FRACTION = 16;
+/** …and loses them when it falls below 1 / CODES_DROP, so they never cost more than 8 bytes per posting (+50 % while growing). */
+const CODES_DROP = 32;
 /** Mark unit counting the query terms a slot matched; MATCH_MANY (3 or more) needs a rescore. */
 const MATCH_ONE = 4;
 const MATCH_MANY = 3 * MATCH_ONE;
@@ -496,5 +603,41 @@ class PartialHeap {
     this.slots[at] = slot;
     this.scores[at] = score;
     this.positions[slot] = at;
+  }
+}
+
+/** Records a slot's grown partial score in the heap of the k best; returns the slot's new mark. */
+function keepPartial(heap: PartialHeap, marks: Uint8Array, slot: number, mark: number, partial: number): number {
+  let next = mark < MATCH_MANY ? mark + MATCH_ONE : mark;
+  if ((mark & IN_HEAP) !== 0) {
+    heap.increase(slot, partial);
+  } else if (heap.size < heap.capacity) {
+    heap.push(slot, partial);
+    next |= IN_HEAP;
+  } else if (partial > (heap.scores[0] as number)) {
+    const out = heap.replaceRoot(slot, partial);
+    marks[out] = (marks[out] as number) & ~IN_HEAP;
+    next |= IN_HEAP;
+  }
+  return next;
+}
+
+/** A growable list of slots whose array is kept between searches. */
+class SlotList {
+  items = new Int32Array(64);
+  size = 0;
+
+  reset(): this {
+    this.size = 0;
+    return this;
+  }
+
+  push(slot: number): void {
+    if (this.size === this.items.length) {
+      const items = new Int32Array(2 * this.size);
+      items.set(this.items);
+      this.items = items;
+    }
+    this.items[this.size++] = slot;
   }
 }
