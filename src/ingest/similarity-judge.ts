@@ -29,6 +29,9 @@ export type JudgeCandidate = MemoryEntry & { embedding?: Float32Array };
  *   `npm run eval:conflict` without keys this cut false supersedes from 16.7 % to 2.4 % and changed no
  *   supersede of a real change (docs/eval/conflict.md).
  *
+ * It remembers each vector's norm by the vector object: hand it vectors that are not edited afterwards
+ * (the store's are never edited).
+ *
  * @example
  * ```ts
  * const mem = await MemoryStore.open(":memory:", { judge: new SimilarityJudge({ threshold: 0.9 }) });
@@ -40,8 +43,8 @@ export class SimilarityJudge implements ConflictJudge {
   /** Token sets of recent texts: the same neighbours come up as candidates add after add. */
   readonly #fingerprints = new BoundedMemo<number[]>(TOKEN_CACHE_SIZE, tokenFingerprints);
   /**
-   * `dot(b, b)` of candidate vectors: the store hands the same immutable record vectors add after add.
-   * (So a caller that edits a vector in place after judging it must hand the judge a copy instead.)
+   * `dot(v, v)` of the vectors judged so far: the store hands the same immutable record vectors add
+   * after add. (So a caller that edits a vector in place after judging it must hand the judge a copy.)
    */
   readonly #selfDots = new WeakMap<Float32Array, number>();
 
@@ -68,7 +71,13 @@ export class SimilarityJudge implements ConflictJudge {
 
   /** What every candidate of one fact needs from it, computed once per `judge` call. */
   #prepare(fact: ExtractedFact & { embedding?: Float32Array }): PreparedFact {
-    return { fact, vector: fact.embedding === undefined ? null : new SparseVector(fact.embedding), tokens: this.#fingerprints.get(fact.content) };
+    let vector: SparseVector | null = null;
+    if (fact.embedding !== undefined) {
+      vector = new SparseVector(fact.embedding);
+      // The store keeps this very vector with the new entry, which is a candidate of later adds.
+      this.#selfDots.set(fact.embedding, vector.selfDot);
+    }
+    return { fact, vector, tokens: this.#fingerprints.get(fact.content) };
   }
 
   #judgeOne(prepared: PreparedFact, candidate: JudgeCandidate): Verdict {
