@@ -70,8 +70,10 @@ interface DocRecord {
  * "peanut? peanut!" should not outweigh its other words). Stop words (see {@link Bm25Params.stopWords})
  * are left out of documents and queries alike.
  *
- * Documents sit in dense slots, so a search adds scores into one reusable array instead of a map;
- * removing a document moves the last one into its slot and patches only the postings involved.
+ * Documents sit in dense slots; removing a document moves the last one into its slot and patches only
+ * the postings involved. A search numbers the documents it touches in the order it meets them and
+ * keeps their scores in small arrays by that number, found through a stamp per slot, so it neither
+ * clears anything afterwards nor reads a score array as large as the index.
  * A search with several terms and a k small next to the index walks the rarest terms first and skips
  * documents that provably cannot make the top k, with the same results, scores included, as scoring
  * every document that holds a query term.
@@ -89,19 +91,21 @@ export class Bm25Index {
   readonly #stopWords: ReadonlySet<string>;
   #terms = new Map<string, Postings>();
   #records: DocRecord[] = [];
-  /** slot → document length, kept apart from the records so the scoring loop reads a flat array */
-  #lengths: number[] = [];
+  /**
+   * Two numbers per slot: the search stamp, then the document length, side by side so that scoring a
+   * posting reads one cache line. A stamp at or above #base is `#base + i` for the i-th document the
+   * current search touched; every other stamp is below #base (each search moves #base past its own).
+   */
+  #slotInfo = new Int32Array(0);
+  #base = 1;
   #slotOf = new Map<number, number>();
   #totalLength = 0;
-  #scores = new Float64Array(0);
-  /** slot → per-search bookkeeping of #scorePruned (match count, heap flag), all 0 between searches */
-  #marks = new Uint8Array(0);
-  /** #scorePruned's k best partial scores, kept to reuse its arrays (as are the lists below) */
+  /** The current search's touched documents, by the order it met them */
+  #touched = new TouchedDocs();
+  /** #scorePruned's k best partial scores, kept to reuse its arrays (as are the ones below) */
   #heap = new PartialHeap();
-  /** slots #scorePruned touched, to reset their score and mark */
-  #touched = new SlotList();
-  /** slots still in the running in #scorePruned's second phase, also as a bit set (all 0 between searches) */
-  #alive = new SlotList();
+  /** touched documents still in the running in #scorePruned's second phase, also as a bit set of their slots while it walks a list (all 0 otherwise) */
+  #alive = new IdList();
   #aliveBits = new Int32Array(0);
   /** #rescore's query-ordered (term, tf) pairs */
   #rescoreTerms = new Int32Array(0);
@@ -180,8 +184,15 @@ export class Bm25Index {
       }
     }
     record.length = length;
+    if (this.#slotInfo.length < 2 * (slot + 1)) {
+      // Grow by half: adds come one at a time.
+      const info = new Int32Array(Math.max(64, 2 * (slot + 1), this.#slotInfo.length + (this.#slotInfo.length >> 1)));
+      info.set(this.#slotInfo);
+      this.#slotInfo = info;
+    }
+    this.#slotInfo[2 * slot] = 0;
+    this.#slotInfo[2 * slot + 1] = length;
     this.#records.push(record);
-    this.#lengths.push(length);
     this.#slotOf.set(doc, slot);
     this.#totalLength += length;
   }
@@ -212,6 +223,7 @@ export class Bm25Index {
       if (postings.slots.length === 0) this.#terms.delete(postings.term);
     }
     const lastSlot = this.#records.length - 1;
+    const info = this.#slotInfo;
     if (slot !== lastSlot) {
       // Move the last document into the freed slot: rewrite its slot number in each of its postings.
       const moved = this.#records[lastSlot] as DocRecord;
@@ -221,11 +233,13 @@ export class Bm25Index {
         postings.codes?.move(lastSlot, slot);
       }
       this.#records[slot] = moved;
-      this.#lengths[slot] = this.#lengths[lastSlot] as number;
+      info[2 * slot + 1] = info[2 * lastSlot + 1] as number;
       this.#slotOf.set(moved.doc, slot);
     }
+    info[2 * slot] = 0;
+    info[2 * lastSlot] = 0;
+    info[2 * lastSlot + 1] = 0;
     this.#records.pop();
-    this.#lengths.pop();
     this.#slotOf.delete(doc);
     this.#totalLength -= record.length;
     return true;
@@ -242,10 +256,15 @@ export class Bm25Index {
     checkK("Bm25Index.search", k);
     const n = this.#records.length;
     if (k === 0 || n === 0 || this.#totalLength === 0) return [];
-    if (this.#scores.length < n) this.#scores = new Float64Array(Math.max(n, 2 * this.#scores.length));
     // The query's distinct indexed terms in first-occurrence order: a document's score adds its
     // terms' contributions in this order, whichever way the search walks the postings.
     const query: Postings[] = [];
+    if (this.#base > STAMP_LIMIT - n) {
+      // Stamps would overflow: start again from a clean slate (once per ~2³¹ touched documents).
+      for (let slot = 0; slot < n; slot++) this.#slotInfo[2 * slot] = 0;
+      this.#base = 1;
+    }
+    const touched = this.#touched.reset();
     try {
       for (const term of queryTokens) {
         const postings = this.#terms.get(term);
@@ -264,37 +283,49 @@ export class Bm25Index {
       return this.#scorePruned(query, k);
     } finally {
       for (const postings of query) postings.queryIndex = -1;
+      // Every stamp of this search falls below the next one's base.
+      this.#base += touched.count;
     }
   }
 
   /** Scores every document holding a query term, term by term in query order. */
   #scoreAll(query: readonly Postings[], k: number): ScoredDoc[] {
     const n = this.#records.length;
-    const scores = this.#scores;
-    const lengths = this.#lengths;
     const k1 = this.k1;
     const b = this.b;
     const avgLength = this.#totalLength / n;
-    const touched: number[] = [];
+    const info = this.#slotInfo;
+    const base = this.#base;
+    const touched = this.#touched;
+    let postingCount = 0;
+    for (const { slots } of query) postingCount += slots.length;
+    touched.reserve(Math.min(n, postingCount), this.#heap);
+    const touchedSlots = touched.slots;
+    const partials = touched.partials;
+    const norms = touched.norms;
+    let count = 0;
     for (const { slots, tfs } of query) {
       const df = slots.length;
       const weight = Math.log(1 + (n - df + 0.5) / (df + 0.5)) * (k1 + 1);
       for (let i = 0; i < df; i++) {
         const slot = slots[i] as number;
         const tf = tfs[i] as number;
-        const lengthNorm = 1 - b + (b * (lengths[slot] as number)) / avgLength;
-        // Every contribution is > 0 (idf > 0, tf ≥ 1), so a zero score marks a slot not yet touched.
-        if (scores[slot] === 0) touched.push(slot);
+        let id = (info[2 * slot] as number) - base;
+        if (id < 0) {
+          id = count++;
+          info[2 * slot] = base + id;
+          touchedSlots[id] = slot;
+          partials[id] = 0;
+          norms[id] = k1 * (1 - b + (b * (info[2 * slot + 1] as number)) / avgLength);
+        }
         // Written as weight · tf/(tf + …) so that with k1 = 0 the fraction is exactly 1 and equal docs tie exactly.
-        scores[slot] = (scores[slot] as number) + weight * (tf / (tf + k1 * lengthNorm));
+        partials[id] = (partials[id] as number) + weight * (tf / (tf + (norms[id] as number)));
       }
     }
-    const top = new TopK(Math.min(k, touched.length));
+    touched.count = count;
+    const top = new TopK(Math.min(k, count));
     const records = this.#records;
-    for (const slot of touched) {
-      top.offer((records[slot] as DocRecord).doc, scores[slot] as number);
-      scores[slot] = 0;
-    }
+    for (let id = 0; id < count; id++) top.offer((records[touchedSlots[id] as number] as DocRecord).doc, partials[id] as number);
     return top.drain();
   }
 
@@ -323,11 +354,11 @@ export class Bm25Index {
   #scorePruned(query: readonly Postings[], k: number): ScoredDoc[] {
     const n = this.#records.length;
     const m = query.length;
-    const scores = this.#scores;
-    const lengths = this.#lengths;
     const k1 = this.k1;
     const b = this.b;
     const avgLength = this.#totalLength / n;
+    const info = this.#slotInfo;
+    const base = this.#base;
     const weights = new Float64Array(m);
     const order = new Array<number>(m);
     for (let j = 0; j < m; j++) {
@@ -344,19 +375,13 @@ export class Bm25Index {
       const maxTf = (query[j] as Postings).maxTf;
       remaining[s] = (remaining[s + 1] as number) + (weights[j] as number) * (maxTf / (maxTf + k1 * (1 - b)));
     }
-    if (this.#marks.length < n) {
-      this.#marks = new Uint8Array(scores.length);
-      this.#aliveBits = new Int32Array((scores.length + 31) >> 5);
-    }
-    // Per touched slot: MATCH_ONE × how many query terms it matched (saturating at 3), plus the
-    // IN_HEAP flag below. All back to 0 before returning, as are the bits.
-    const marks = this.#marks;
+    if (this.#aliveBits.length < (n + 31) >> 5) this.#aliveBits = new Int32Array((info.length / 2 + 31) >> 5);
     const bits = this.#aliveBits;
     const capacity = Math.min(k, n);
-    // The k best partial scores so far; θ, the k-th best, is its root.
-    const heap = this.#heap.reset(capacity, scores.length);
-    const touched = this.#touched.reset();
-    const alive = this.#alive.reset();
+    // The k best partial scores so far, by touched document; θ, the k-th best, is its root.
+    const heap = this.#heap.reset(capacity);
+    const touched = this.#touched;
+    let count = 0;
     let s = 0;
     // The heap's root once it is full: a partial score at most this leaves the heap as it is.
     let root = -Infinity;
@@ -368,100 +393,103 @@ export class Bm25Index {
       const { slots, tfs } = query[j] as Postings;
       const weight = weights[j] as number;
       const df = slots.length;
+      touched.reserve(Math.min(n, count + df), heap);
+      // Per touched document: MATCH_ONE × how many query terms it matched (saturating at 3), plus
+      // the IN_HEAP flag.
+      const { slots: touchedSlots, partials, norms, marks } = touched;
       for (let i = 0; i < df; i++) {
         const slot = slots[i] as number;
         const tf = tfs[i] as number;
-        const mark = marks[slot] as number;
-        if (mark === 0) touched.push(slot);
-        const lengthNorm = 1 - b + (b * (lengths[slot] as number)) / avgLength;
-        const partial = (scores[slot] as number) + weight * (tf / (tf + k1 * lengthNorm));
-        scores[slot] = partial;
+        let id = (info[2 * slot] as number) - base;
+        if (id < 0) {
+          id = count++;
+          info[2 * slot] = base + id;
+          touchedSlots[id] = slot;
+          partials[id] = 0;
+          norms[id] = k1 * (1 - b + (b * (info[2 * slot + 1] as number)) / avgLength);
+          marks[id] = 0;
+        }
+        const partial = (partials[id] as number) + weight * (tf / (tf + (norms[id] as number)));
+        partials[id] = partial;
+        const mark = marks[id] as number;
         if ((mark & IN_HEAP) === 0 && partial <= root) {
-          marks[slot] = mark < MATCH_MANY ? mark + MATCH_ONE : mark;
+          marks[id] = mark < MATCH_MANY ? mark + MATCH_ONE : mark;
         } else {
-          marks[slot] = keepPartial(heap, marks, slot, mark, partial);
+          marks[id] = keepPartial(heap, marks, id, mark, partial);
           if (heap.size === capacity) root = heap.scores[0] as number;
         }
       }
     }
+    touched.count = count;
+    const { slots: touchedSlots, partials, norms, marks } = touched;
 
     // Phase 2: only the survivors. Skipping a document whose partial score is below `floor` is safe:
     // even with every remaining term at its bound it stays below θ, and since θ only grows and the
-    // bounds only shrink, it stays skipped, so the survivors' scores are complete at the end.
+    // bounds only shrink, it stays skipped, so the survivors' scores are complete at the end. The
+    // survivors are the touched documents at first, then the ones kept by the step before.
     const phase2 = s < m;
+    const survivors = this.#alive.reserve(count);
+    let size = count;
     for (let first = true; s < m; s++, first = false) {
       const floor = (heap.scores[0] as number) * SAFE - (remaining[s] as number);
-      const items = alive.items;
-      if (first) {
-        for (let t = 0; t < touched.size; t++) {
-          const slot = touched.items[t] as number;
-          if ((scores[slot] as number) < floor) continue;
-          alive.push(slot);
-          bits[slot >> 5] = (bits[slot >> 5] as number) | (1 << (slot & 31));
-        }
-      } else {
-        let kept = 0;
-        for (let a = 0; a < alive.size; a++) {
-          const slot = items[a] as number;
-          if ((scores[slot] as number) >= floor) items[kept++] = slot;
-          else bits[slot >> 5] = (bits[slot >> 5] as number) & ~(1 << (slot & 31));
-        }
-        alive.size = kept;
-      }
       const j = order[s] as number;
       const postings = query[j] as Postings;
       const weight = weights[j] as number;
       const { slots, tfs } = postings;
       const df = slots.length;
       let codes = postings.codes;
-      if (alive.size * PROBE_COST < df && codes === null && df * CODES_FRACTION >= n) {
-        codes = postings.codes = TfCodes.fromPostings(slots, tfs, n);
-      }
-      if (codes !== null && alive.size * PROBE_COST < df) {
-        const survivors = alive.items;
-        for (let a = 0; a < alive.size; a++) {
-          const slot = survivors[a] as number;
-          let tf = codes.get(slot);
+      let kept = 0;
+      if (size * PROBE_COST < df && (codes !== null || df * CODES_FRACTION >= n)) {
+        codes ??= postings.codes = TfCodes.fromPostings(slots, tfs, n);
+        for (let c = 0; c < size; c++) {
+          const id = first ? c : (survivors[c] as number);
+          const partial = partials[id] as number;
+          if (partial < floor) continue;
+          survivors[kept++] = id;
+          let tf = codes.get(touchedSlots[id] as number);
           if (tf === 0) continue;
-          if (tf === 3) tf = this.#tfOf(slot, postings);
-          const lengthNorm = 1 - b + (b * (lengths[slot] as number)) / avgLength;
-          const partial = (scores[slot] as number) + weight * (tf / (tf + k1 * lengthNorm));
-          scores[slot] = partial;
-          marks[slot] = keepPartial(heap, marks, slot, marks[slot] as number, partial);
+          if (tf === 3) tf = this.#tfOf(touchedSlots[id] as number, postings);
+          const grown = partial + weight * (tf / (tf + (norms[id] as number)));
+          partials[id] = grown;
+          marks[id] = keepPartial(heap, marks, id, marks[id] as number, grown);
         }
-      } else {
-        for (let i = 0; i < df; i++) {
-          const slot = slots[i] as number;
-          if (((bits[slot >> 5] as number) & (1 << (slot & 31))) === 0) continue;
-          const tf = tfs[i] as number;
-          const lengthNorm = 1 - b + (b * (lengths[slot] as number)) / avgLength;
-          const partial = (scores[slot] as number) + weight * (tf / (tf + k1 * lengthNorm));
-          scores[slot] = partial;
-          marks[slot] = keepPartial(heap, marks, slot, marks[slot] as number, partial);
-        }
+        size = kept;
+        continue;
       }
+      for (let c = 0; c < size; c++) {
+        const id = first ? c : (survivors[c] as number);
+        if ((partials[id] as number) < floor) continue;
+        survivors[kept++] = id;
+        const slot = touchedSlots[id] as number;
+        bits[slot >> 5] = (bits[slot >> 5] as number) | (1 << (slot & 31));
+      }
+      size = kept;
+      for (let i = 0; i < df; i++) {
+        const slot = slots[i] as number;
+        if (((bits[slot >> 5] as number) & (1 << (slot & 31))) === 0) continue;
+        const id = (info[2 * slot] as number) - base;
+        const tf = tfs[i] as number;
+        const grown = (partials[id] as number) + weight * (tf / (tf + (norms[id] as number)));
+        partials[id] = grown;
+        marks[id] = keepPartial(heap, marks, id, marks[id] as number, grown);
+      }
+      for (let c = 0; c < size; c++) bits[(touchedSlots[survivors[c] as number] as number) >> 5] = 0;
     }
 
     // This floor is at least every earlier one, so the documents at or above it were never skipped
     // and their scores are complete: they are the ones that can be in the top k.
     const floor = heap.size === capacity ? (heap.scores[0] as number) * SAFE : -Infinity;
-    const candidates = phase2 ? alive : touched;
     const records = this.#records;
-    const top = new TopK(Math.min(k, candidates.size));
-    for (let c = 0; c < candidates.size; c++) {
-      const slot = candidates.items[c] as number;
-      const partial = scores[slot] as number;
+    const top = new TopK(Math.min(k, size));
+    for (let c = 0; c < size; c++) {
+      const id = phase2 ? (survivors[c] as number) : c;
+      const partial = partials[id] as number;
       if (partial < floor) continue;
+      const slot = touchedSlots[id] as number;
       const record = records[slot] as DocRecord;
-      const score = (marks[slot] as number) < MATCH_MANY ? partial : this.#rescore(record, lengths[slot] as number, weights, avgLength);
+      const score = (marks[id] as number) < MATCH_MANY ? partial : this.#rescore(record, info[2 * slot + 1] as number, weights, avgLength);
       top.offer(record.doc, score);
     }
-    for (let t = 0; t < touched.size; t++) {
-      const slot = touched.items[t] as number;
-      scores[slot] = 0;
-      marks[slot] = 0;
-    }
-    for (let a = 0; a < alive.size; a++) bits[(alive.items[a] as number) >> 5] = 0;
     return top.drain();
   }
 
@@ -517,8 +545,13 @@ const MAX_PRUNED_TERMS = 4096;
  * strictly less than each of the k documents holding the k best partial scores, and ties are unaffected.
  */
 const SAFE = (1 - 1e-9) / (1 + 1e-9);
-/** Mark flag: the slot is in the heap of the k best partial scores. */
+/** Largest search stamp: stamps are Int32. */
+const STAMP_LIMIT = 0x7fffffff;
+/** Mark flag: the document is in the heap of the k best partial scores. */
 const IN_HEAP = 1;
+/** Mark unit counting the query terms a document matched; MATCH_MANY (3 or more) needs a rescore. */
+const MATCH_ONE = 4;
+const MATCH_MANY = 3 * MATCH_ONE;
 /**
  * The second phase looks a term up per survivor, rather than walking its postings, when the term holds
  * more than PROBE_COST times as many documents as there are survivors.
@@ -528,63 +561,120 @@ const PROBE_COST = 1;
 const CODES_FRACTION = 16;
 /** …and loses them when it falls below 1 / CODES_DROP, so they never cost more than 8 bytes per posting (+50 % while growing). */
 const CODES_DROP = 32;
-/** Mark unit counting the query terms a slot matched; MATCH_MANY (3 or more) needs a rescore. */
-const MATCH_ONE = 4;
-const MATCH_MANY = 3 * MATCH_ONE;
+
+/** Records a document's grown partial score in the heap of the k best; returns its new mark. */
+function keepPartial(heap: PartialHeap, marks: Uint8Array, id: number, mark: number, partial: number): number {
+  let next = mark < MATCH_MANY ? mark + MATCH_ONE : mark;
+  if ((mark & IN_HEAP) !== 0) {
+    heap.increase(id, partial);
+  } else if (heap.size < heap.capacity) {
+    heap.push(id, partial);
+    next |= IN_HEAP;
+  } else if (partial > (heap.scores[0] as number)) {
+    const out = heap.replaceRoot(id, partial);
+    marks[out] = (marks[out] as number) & ~IN_HEAP;
+    next |= IN_HEAP;
+  }
+  return next;
+}
 
 /**
- * A bounded min-heap of (slot, partial score) whose root is the k-th best partial score once full.
- * A slot's score can grow in place, so each slot is in it at most once.
+ * What a search knows of each document it touched, by touch order (its id): slot, partial score,
+ * k1 × length norm, and #scorePruned's mark. The arrays are kept between searches and only grow.
+ */
+class TouchedDocs {
+  slots = new Int32Array(0);
+  partials = new Float64Array(0);
+  norms = new Float64Array(0);
+  marks = new Uint8Array(0);
+  /** How many documents the current search touched (set when it finishes touching). */
+  count = 0;
+
+  reset(): this {
+    this.count = 0;
+    return this;
+  }
+
+  /** Makes room for `size` documents, keeping the first ones' data; the heap's positions grow alongside. */
+  reserve(size: number, heap: PartialHeap): void {
+    if (this.slots.length >= size) return;
+    const grown = Math.max(size, 2 * this.slots.length, 64);
+    this.slots = copyInto(new Int32Array(grown), this.slots);
+    this.partials = copyInto(new Float64Array(grown), this.partials);
+    this.norms = copyInto(new Float64Array(grown), this.norms);
+    this.marks = copyInto(new Uint8Array(grown), this.marks);
+    heap.positions = copyInto(new Int32Array(grown), heap.positions);
+  }
+}
+
+function copyInto<T extends Int32Array | Float64Array | Uint8Array>(to: T, from: T): T {
+  to.set(from);
+  return to;
+}
+
+/** An array of touched-document ids kept between searches. */
+class IdList {
+  items = new Int32Array(64);
+
+  /** The array, with room for `size` ids. */
+  reserve(size: number): Int32Array {
+    if (this.items.length < size) this.items = new Int32Array(Math.max(size, 2 * this.items.length));
+    return this.items;
+  }
+}
+
+/**
+ * A bounded min-heap of (touched-document id, partial score) whose root is the k-th best partial
+ * score once full. A document's score can grow in place, so each is in it at most once.
  */
 class PartialHeap {
-  slots = new Int32Array(0);
+  ids = new Int32Array(0);
   scores = new Float64Array(0);
-  /** slot → its index in the heap; meaningful only while the slot is in the heap. */
+  /** id → its index in the heap; meaningful only while the document is in the heap. Grown by TouchedDocs. */
   positions = new Int32Array(0);
   capacity = 0;
   size = 0;
 
-  /** Empties the heap for up to `capacity` of `slotCount` slots, reusing the arrays when large enough. */
-  reset(capacity: number, slotCount: number): this {
-    if (this.slots.length < capacity) {
-      this.slots = new Int32Array(Math.max(capacity, 2 * this.slots.length));
-      this.scores = new Float64Array(this.slots.length);
+  /** Empties the heap for up to `capacity` documents, reusing the arrays when large enough. */
+  reset(capacity: number): this {
+    if (this.ids.length < capacity) {
+      this.ids = new Int32Array(Math.max(capacity, 2 * this.ids.length));
+      this.scores = new Float64Array(this.ids.length);
     }
-    if (this.positions.length < slotCount) this.positions = new Int32Array(slotCount);
     this.capacity = capacity;
     this.size = 0;
     return this;
   }
 
-  /** Adds a slot not in the heap; the heap must not be full. */
-  push(slot: number, score: number): void {
-    const slots = this.slots;
+  /** Adds a document not in the heap; the heap must not be full. */
+  push(id: number, score: number): void {
+    const ids = this.ids;
     const scores = this.scores;
     let hole = this.size++;
     while (hole > 0) {
       const parent = (hole - 1) >> 1;
       const parentScore = scores[parent] as number;
       if (parentScore <= score) break;
-      this.#place(hole, slots[parent] as number, parentScore);
+      this.#place(hole, ids[parent] as number, parentScore);
       hole = parent;
     }
-    this.#place(hole, slot, score);
+    this.#place(hole, id, score);
   }
 
-  /** Puts a slot not in the heap in place of the root (the worst); returns the slot it pushed out. */
-  replaceRoot(slot: number, score: number): number {
-    const out = this.slots[0] as number;
-    this.#siftDown(0, slot, score);
+  /** Puts a document not in the heap in place of the root (the worst); returns the id it pushed out. */
+  replaceRoot(id: number, score: number): number {
+    const out = this.ids[0] as number;
+    this.#siftDown(0, id, score);
     return out;
   }
 
-  /** Raises the score of a slot in the heap. */
-  increase(slot: number, score: number): void {
-    this.#siftDown(this.positions[slot] as number, slot, score);
+  /** Raises the score of a document in the heap. */
+  increase(id: number, score: number): void {
+    this.#siftDown(this.positions[id] as number, id, score);
   }
 
-  #siftDown(hole: number, slot: number, score: number): void {
-    const slots = this.slots;
+  #siftDown(hole: number, id: number, score: number): void {
+    const ids = this.ids;
     const scores = this.scores;
     const size = this.size;
     for (;;) {
@@ -593,51 +683,15 @@ class PartialHeap {
       if (child + 1 < size && (scores[child + 1] as number) < (scores[child] as number)) child++;
       const childScore = scores[child] as number;
       if (childScore >= score) break;
-      this.#place(hole, slots[child] as number, childScore);
+      this.#place(hole, ids[child] as number, childScore);
       hole = child;
     }
-    this.#place(hole, slot, score);
+    this.#place(hole, id, score);
   }
 
-  #place(at: number, slot: number, score: number): void {
-    this.slots[at] = slot;
+  #place(at: number, id: number, score: number): void {
+    this.ids[at] = id;
     this.scores[at] = score;
-    this.positions[slot] = at;
-  }
-}
-
-/** Records a slot's grown partial score in the heap of the k best; returns the slot's new mark. */
-function keepPartial(heap: PartialHeap, marks: Uint8Array, slot: number, mark: number, partial: number): number {
-  let next = mark < MATCH_MANY ? mark + MATCH_ONE : mark;
-  if ((mark & IN_HEAP) !== 0) {
-    heap.increase(slot, partial);
-  } else if (heap.size < heap.capacity) {
-    heap.push(slot, partial);
-    next |= IN_HEAP;
-  } else if (partial > (heap.scores[0] as number)) {
-    const out = heap.replaceRoot(slot, partial);
-    marks[out] = (marks[out] as number) & ~IN_HEAP;
-    next |= IN_HEAP;
-  }
-  return next;
-}
-
-/** A growable list of slots whose array is kept between searches. */
-class SlotList {
-  items = new Int32Array(64);
-  size = 0;
-
-  reset(): this {
-    this.size = 0;
-    return this;
-  }
-
-  push(slot: number): void {
-    if (this.size === this.items.length) {
-      const items = new Int32Array(2 * this.size);
-      items.set(this.items);
-      this.items = items;
-    }
-    this.items[this.size++] = slot;
+    this.positions[id] = at;
   }
 }
