@@ -44,6 +44,11 @@ interface Postings {
    * current maximum, which keeps it a valid upper bound for search's pruning.
    */
   maxTf: number;
+  /**
+   * The smallest document length / tf ever added to this list (kept through removes like maxTf): with
+   * maxTf it bounds what the term adds to any document more tightly than maxTf alone.
+   */
+  minRatio: number;
   /** During a search: this term's index among the query's distinct terms; −1 otherwise. */
   queryIndex: number;
   /**
@@ -161,7 +166,7 @@ export class Bm25Index {
       length++;
       let postings = this.#terms.get(token);
       if (postings === undefined) {
-        postings = { term: token, slots: [], tfs: [], maxTf: 0, queryIndex: -1, codes: null };
+        postings = { term: token, slots: [], tfs: [], maxTf: 0, minRatio: Infinity, queryIndex: -1, codes: null };
         this.#terms.set(token, postings);
       }
       const last = postings.slots.length - 1;
@@ -184,6 +189,11 @@ export class Bm25Index {
       }
     }
     record.length = length;
+    for (let i = 0; i < record.postings.length; i++) {
+      const postings = record.postings[i] as Postings;
+      const ratio = length / (postings.tfs[record.positions[i] as number] as number);
+      if (ratio < postings.minRatio) postings.minRatio = ratio;
+    }
     if (this.#slotInfo.length < 2 * (slot + 1)) {
       // Grow by half: adds come one at a time.
       const info = new Int32Array(Math.max(64, 2 * (slot + 1), this.#slotInfo.length + (this.#slotInfo.length >> 1)));
@@ -367,13 +377,14 @@ export class Bm25Index {
       order[j] = j;
     }
     order.sort((x, y) => (query[x] as Postings).slots.length - (query[y] as Postings).slots.length || x - y);
-    // remaining[s] bounds what the terms order[s..] can add to one document: tf ≤ maxTf and
-    // lengthNorm ≥ 1 − b, and tf/(tf + k1·lengthNorm) grows with tf and shrinks with lengthNorm.
+    // remaining[s] bounds what the terms order[s..] can add to one document. A term adds
+    // weight · tf/(tf + k1·(1 − b + b·length/avgLength)) = weight / (1 + k1·(1 − b)/tf + k1·b·(length/tf)/avgLength),
+    // at most weight / (1 + k1·(1 − b)/maxTf + k1·b·minRatio/avgLength).
     const remaining = new Float64Array(m + 1);
     for (let s = m - 1; s >= 0; s--) {
       const j = order[s] as number;
-      const maxTf = (query[j] as Postings).maxTf;
-      remaining[s] = (remaining[s + 1] as number) + (weights[j] as number) * (maxTf / (maxTf + k1 * (1 - b)));
+      const { maxTf, minRatio } = query[j] as Postings;
+      remaining[s] = (remaining[s + 1] as number) + (weights[j] as number) / (1 + (k1 * (1 - b)) / maxTf + (k1 * b * minRatio) / avgLength);
     }
     if (this.#aliveBits.length < (n + 31) >> 5) this.#aliveBits = new Int32Array((info.length / 2 + 31) >> 5);
     const bits = this.#aliveBits;
