@@ -112,7 +112,10 @@ export class Bm25Index {
   /** touched documents still in the running in #scorePruned's second phase, also as a bit set of their slots while it walks a list (all 0 otherwise) */
   #alive = new IdList();
   #aliveBits = new Int32Array(0);
-  /** #rescore's query-ordered (term, tf) pairs */
+  /** #scorePruned's per-term weights, walking order and remaining bounds, and #rescore's query-ordered (term, tf) pairs */
+  #weights = new Float64Array(0);
+  #order = new Float64Array(0);
+  #remaining = new Float64Array(0);
   #rescoreTerms = new Int32Array(0);
   #rescoreTfs = new Float64Array(0);
 
@@ -369,18 +372,27 @@ export class Bm25Index {
     const avgLength = this.#totalLength / n;
     const info = this.#slotInfo;
     const base = this.#base;
-    const weights = new Float64Array(m);
-    const order = new Array<number>(m);
+    if (this.#weights.length < m + 1) {
+      this.#weights = new Float64Array(2 * m + 1);
+      this.#order = new Float64Array(2 * m + 1);
+      this.#remaining = new Float64Array(2 * m + 1);
+    }
+    const weights = this.#weights;
+    // Rarest first, ties in query order: sorting df · MAX_PRUNED_TERMS + j as plain numbers (exact
+    // below 2⁵³) needs no comparator.
+    const order = this.#order.subarray(0, m);
     for (let j = 0; j < m; j++) {
       const df = (query[j] as Postings).slots.length;
       weights[j] = Math.log(1 + (n - df + 0.5) / (df + 0.5)) * (k1 + 1);
-      order[j] = j;
+      order[j] = df * MAX_PRUNED_TERMS + j;
     }
-    order.sort((x, y) => (query[x] as Postings).slots.length - (query[y] as Postings).slots.length || x - y);
+    order.sort();
+    for (let s = 0; s < m; s++) order[s] = (order[s] as number) % MAX_PRUNED_TERMS;
     // remaining[s] bounds what the terms order[s..] can add to one document. A term adds
     // weight · tf/(tf + k1·(1 − b + b·length/avgLength)) = weight / (1 + k1·(1 − b)/tf + k1·b·(length/tf)/avgLength),
     // at most weight / (1 + k1·(1 − b)/maxTf + k1·b·minRatio/avgLength).
-    const remaining = new Float64Array(m + 1);
+    const remaining = this.#remaining;
+    remaining[m] = 0;
     for (let s = m - 1; s >= 0; s--) {
       const j = order[s] as number;
       const { maxTf, minRatio } = query[j] as Postings;
@@ -498,7 +510,7 @@ export class Bm25Index {
       if (partial < floor) continue;
       const slot = touchedSlots[id] as number;
       const record = records[slot] as DocRecord;
-      const score = (marks[id] as number) < MATCH_MANY ? partial : this.#rescore(record, info[2 * slot + 1] as number, weights, avgLength);
+      const score = (marks[id] as number) < MATCH_MANY ? partial : this.#rescore(record, info[2 * slot + 1] as number, query, weights, avgLength);
       top.offer(record.doc, score);
     }
     return top.drain();
@@ -511,12 +523,29 @@ export class Bm25Index {
   }
 
   /** The document's score, adding its query terms' contributions in query order as #scoreAll does. */
-  #rescore(record: DocRecord, length: number, weights: Float64Array, avgLength: number): number {
+  #rescore(record: DocRecord, length: number, query: readonly Postings[], weights: Float64Array, avgLength: number): number {
     const k1 = this.k1;
     const lengthNorm = 1 - this.b + (this.b * length) / avgLength;
-    if (this.#rescoreTerms.length < weights.length) {
-      this.#rescoreTerms = new Int32Array(weights.length);
-      this.#rescoreTfs = new Float64Array(weights.length);
+    const m = query.length;
+    let score = 0;
+    if (m <= RESCORE_BY_IDENTITY) {
+      // Compare the document's postings lists with the query's by identity: reading each list's
+      // queryIndex would touch the document's other terms, seldom in cache.
+      const own = record.postings;
+      for (let j = 0; j < m; j++) {
+        const postings = query[j] as Postings;
+        for (let i = 0; i < own.length; i++) {
+          if (own[i] !== postings) continue;
+          const tf = postings.tfs[record.positions[i] as number] as number;
+          score = score + (weights[j] as number) * (tf / (tf + k1 * lengthNorm));
+          break;
+        }
+      }
+      return score;
+    }
+    if (this.#rescoreTerms.length < m) {
+      this.#rescoreTerms = new Int32Array(m);
+      this.#rescoreTfs = new Float64Array(m);
     }
     const terms = this.#rescoreTerms;
     const tfs = this.#rescoreTfs;
@@ -535,7 +564,6 @@ export class Bm25Index {
       terms[at] = q;
       tfs[at] = postings.tfs[record.positions[i] as number] as number;
     }
-    let score = 0;
     for (let i = 0; i < count; i++) {
       const tf = tfs[i] as number;
       score = score + (weights[terms[i] as number] as number) * (tf / (tf + k1 * lengthNorm));
@@ -556,6 +584,8 @@ const MAX_PRUNED_TERMS = 4096;
  * strictly less than each of the k documents holding the k best partial scores, and ties are unaffected.
  */
 const SAFE = (1 - 1e-9) / (1 + 1e-9);
+/** #rescore matches a document's terms to the query's by identity up to this many query terms. */
+const RESCORE_BY_IDENTITY = 64;
 /** Largest search stamp: stamps are Int32. */
 const STAMP_LIMIT = 0x7fffffff;
 /** Mark flag: the document is in the heap of the k best partial scores. */
