@@ -118,6 +118,8 @@ export class Bm25Index {
   #remaining = new Float64Array(0);
   #rescoreTerms = new Int32Array(0);
   #rescoreTfs = new Float64Array(0);
+  /** #normTables' tables and the average length they are for */
+  #tables = { avgLength: Number.NaN, norms: new Float64Array(NORM_TABLE), ones: new Float64Array(NORM_TABLE) };
 
   constructor(params?: Bm25Params) {
     const k1 = params?.k1 ?? 0.9;
@@ -316,6 +318,7 @@ export class Bm25Index {
     const touchedSlots = touched.slots;
     const partials = touched.partials;
     const norms = touched.norms;
+    const { norms: normTable, ones: oneTable } = this.#normTables(avgLength);
     let count = 0;
     for (const { slots, tfs } of query) {
       const df = slots.length;
@@ -324,15 +327,24 @@ export class Bm25Index {
         const slot = slots[i] as number;
         const tf = tfs[i] as number;
         let id = (info[2 * slot] as number) - base;
-        if (id < 0) {
-          id = count++;
-          info[2 * slot] = base + id;
-          touchedSlots[id] = slot;
-          partials[id] = 0;
-          norms[id] = k1 * (1 - b + (b * (info[2 * slot + 1] as number)) / avgLength);
-        }
         // Written as weight · tf/(tf + …) so that with k1 = 0 the fraction is exactly 1 and equal docs tie exactly.
-        partials[id] = (partials[id] as number) + weight * (tf / (tf + (norms[id] as number)));
+        if (id >= 0) {
+          partials[id] = (partials[id] as number) + weight * (tf / (tf + (norms[id] as number)));
+          continue;
+        }
+        id = count++;
+        info[2 * slot] = base + id;
+        touchedSlots[id] = slot;
+        const length = info[2 * slot + 1] as number;
+        // 0 + x is x: a first contribution needs no addition.
+        if (length < NORM_TABLE) {
+          norms[id] = normTable[length] as number;
+          partials[id] = weight * (tf === 1 ? (oneTable[length] as number) : tf / (tf + (normTable[length] as number)));
+        } else {
+          const norm = k1 * (1 - b + (b * length) / avgLength);
+          norms[id] = norm;
+          partials[id] = weight * (tf / (tf + norm));
+        }
       }
     }
     touched.count = count;
@@ -409,7 +421,9 @@ export class Bm25Index {
     // The heap's root once it is full: a partial score at most this leaves the heap as it is.
     let root = -Infinity;
 
-    // Phase 1: every posting.
+    const { norms: normTable, ones: oneTable } = this.#normTables(avgLength);
+
+    // Phase 1: every posting. A first contribution needs no addition (0 + x is x).
     for (; s < m; s++) {
       if (heap.size === capacity && (heap.scores[0] as number) * SAFE > (remaining[s] as number)) break;
       const j = order[s] as number;
@@ -424,17 +438,27 @@ export class Bm25Index {
         const slot = slots[i] as number;
         const tf = tfs[i] as number;
         let id = (info[2 * slot] as number) - base;
-        if (id < 0) {
+        let partial: number;
+        let mark: number;
+        if (id >= 0) {
+          partial = (partials[id] as number) + weight * (tf / (tf + (norms[id] as number)));
+          mark = marks[id] as number;
+        } else {
           id = count++;
           info[2 * slot] = base + id;
           touchedSlots[id] = slot;
-          partials[id] = 0;
-          norms[id] = k1 * (1 - b + (b * (info[2 * slot + 1] as number)) / avgLength);
-          marks[id] = 0;
+          const length = info[2 * slot + 1] as number;
+          if (length < NORM_TABLE) {
+            norms[id] = normTable[length] as number;
+            partial = weight * (tf === 1 ? (oneTable[length] as number) : tf / (tf + (normTable[length] as number)));
+          } else {
+            const norm = k1 * (1 - b + (b * length) / avgLength);
+            norms[id] = norm;
+            partial = weight * (tf / (tf + norm));
+          }
+          mark = 0;
         }
-        const partial = (partials[id] as number) + weight * (tf / (tf + (norms[id] as number)));
         partials[id] = partial;
-        const mark = marks[id] as number;
         if ((mark & IN_HEAP) === 0 && partial <= root) {
           marks[id] = mark < MATCH_MANY ? mark + MATCH_ONE : mark;
         } else {
@@ -516,6 +540,26 @@ export class Bm25Index {
     return top.drain();
   }
 
+  /**
+   * k1 · lengthNorm for the document lengths below NORM_TABLE, and 1 / (1 + that), the tf/(tf + …) of
+   * a term held once: the same expressions as in the scoring loops, so the same values, without their
+   * two divisions per document. Recomputed only when the average length changed.
+   */
+  #normTables(avgLength: number): { norms: Float64Array; ones: Float64Array } {
+    const tables = this.#tables;
+    if (tables.avgLength !== avgLength) {
+      const k1 = this.k1;
+      const b = this.b;
+      for (let length = 0; length < NORM_TABLE; length++) {
+        const norm = k1 * (1 - b + (b * length) / avgLength);
+        tables.norms[length] = norm;
+        tables.ones[length] = 1 / (1 + norm);
+      }
+      tables.avgLength = avgLength;
+    }
+    return tables;
+  }
+
   /** The tf of the document in `slot` for the term of `postings`, which it holds. */
   #tfOf(slot: number, postings: Postings): number {
     const record = this.#records[slot] as DocRecord;
@@ -584,6 +628,8 @@ const MAX_PRUNED_TERMS = 4096;
  * strictly less than each of the k documents holding the k best partial scores, and ties are unaffected.
  */
 const SAFE = (1 - 1e-9) / (1 + 1e-9);
+/** Document lengths below this take their length norm from a table made once per average length. */
+const NORM_TABLE = 64;
 /** #rescore matches a document's terms to the query's by identity up to this many query terms. */
 const RESCORE_BY_IDENTITY = 64;
 /** Largest search stamp: stamps are Int32. */
