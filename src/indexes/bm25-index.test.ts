@@ -297,19 +297,23 @@ describe("Bm25Index", () => {
   it("prunes without changing results: random Zipf-like corpora, adds and removes, long and short queries", () => {
     // Stop words ("the", "and", "i", "to") are mixed in; "zz" is never indexed. Each added memory goes
     // in 1–12 times under consecutive docs: the index grows large enough for the pruned search to
-    // run, and copies score the same, so ties are decided by doc.
+    // run, and copies score the same, so ties are decided by doc. Some memories are long (past the
+    // index's table of length norms), and searches between adds and removes let the common terms'
+    // per-document codes be built, then kept up to date by later adds and removes.
     const vocabulary = ["the", "and", "i", "to", ...Array.from({ length: 200 }, (_, i) => `w${i}`)];
     const table = zipfTable(vocabulary.length);
     const token = fc.integer({ min: 0, max: ZIPF_STEPS - 1 }).map((step) => vocabulary[table[step] as number] as string);
-    const tokens = fc.array(token, { maxLength: 30 });
+    const tokens = fc.oneof({ weight: 12, arbitrary: fc.array(token, { maxLength: 30 }) }, { weight: 1, arbitrary: fc.array(token, { minLength: 100, maxLength: 140 }) });
+    const query = fc.array(fc.oneof({ weight: 20, arbitrary: token }, { weight: 1, arbitrary: fc.constant("zz") }), { minLength: 1, maxLength: 40 });
+    const k = fc.oneof({ weight: 3, arbitrary: fc.integer({ min: 1, max: 10 }) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 60 }) });
     const op = fc.oneof(
       {
-        weight: 4,
+        weight: 8,
         arbitrary: fc.record({ kind: fc.constant("add" as const), doc: fc.integer({ min: 0, max: 400 }), copies: fc.integer({ min: 1, max: 12 }), tokens }),
       },
-      { weight: 1, arbitrary: fc.record({ kind: fc.constant("remove" as const), doc: fc.integer({ min: 0, max: 400 }) }) },
+      { weight: 2, arbitrary: fc.record({ kind: fc.constant("remove" as const), doc: fc.integer({ min: 0, max: 400 }) }) },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant("search" as const), query, k }) },
     );
-    const query = fc.array(fc.oneof({ weight: 20, arbitrary: token }, { weight: 1, arbitrary: fc.constant("zz") }), { minLength: 1, maxLength: 40 });
     const params = fc.oneof(
       fc.constant({ k1: 0.9, b: 0.4 }),
       fc.record({ k1: fc.double({ min: 0, max: 3, noNaN: true }), b: fc.double({ min: 0, max: 1, noNaN: true }) }),
@@ -319,11 +323,15 @@ describe("Bm25Index", () => {
       fc.property(
         params,
         fc.array(op, { maxLength: 400, size: "max" }),
-        fc.array(fc.record({ query, k: fc.oneof({ weight: 3, arbitrary: fc.integer({ min: 1, max: 10 }) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 60 }) }) }), { minLength: 1, maxLength: 6 }),
+        fc.array(fc.record({ query, k }), { minLength: 1, maxLength: 6 }),
         ({ k1, b }, ops, searches) => {
           const index = new Bm25Index({ k1, b });
           const model = new Map<number, readonly string[]>();
           for (const step of ops) {
+            if (step.kind === "search") {
+              if (model.size > 0) expect(index.search(step.query, step.k)).toEqual(referenceSearch(model, k1, b)(step.query, step.k));
+              continue;
+            }
             const first = step.doc * 16;
             if (step.kind === "add") {
               if (model.has(first)) continue;
@@ -343,6 +351,82 @@ describe("Bm25Index", () => {
       // minutes: stop it after 30 s and report the smallest counterexample found by then.
       { numRuns: 100, plugins: [fc.interruptAfterTimeLimit(30_000)] },
     );
+  });
+
+  it("bounds a term by its documents' length / tf: a term only ever held twice still beats a rarer one", () => {
+    // "b" is in 5 documents of 8 tokens, twice in each: its bound must allow for length / tf = 4, not
+    // 8, or the pruned search would stop after "a" (the rarer term) and miss the "b" documents.
+    const index = new Bm25Index({ stopWords: new Set() });
+    const model = new Map<number, readonly string[]>();
+    const add = (doc: number, tokens: string[]): void => {
+      index.add(doc, tokens);
+      model.set(doc, tokens);
+    };
+    add(0, ["a", ...Array.from({ length: 9 }, (_, i) => `fa${i}`)]);
+    for (let doc = 1; doc <= 5; doc++) add(doc, ["b", "b", ...Array.from({ length: 6 }, (_, i) => `fb${doc}_${i}`)]);
+    for (let doc = 6; doc < 200; doc++) add(doc, ["z", "y", "x", "w", "v", "u"].map((t) => `${t}${doc}`));
+    const hits = index.search(["a", "b"], 1);
+    expect(hits).toEqual(referenceSearch(model, 0.9, 0.4, new Set())(["a", "b"], 1));
+    expect(hits[0]?.doc).toBe(5);
+  });
+
+  it("keeps pruned results exact while common terms' per-document codes are built, moved by removes and dropped", () => {
+    // "common" is in most memories (up to 5 times), "mid" in a tenth: a search looks them up per
+    // surviving document in their codes once they are that common, so the codes must follow every
+    // add and remove (a remove moves the last document's codes into the freed slot), and go when the
+    // term becomes rare.
+    const random = seededRandom(77);
+    let next = 0;
+    const memory = (common: boolean): string[] => {
+      const words = Array.from({ length: 3 + Math.floor(random() * 8) }, () => `r${Math.floor(random() * 2000)}`);
+      if (common) for (let i = Math.floor(random() * 5); i >= 0; i--) words.push("common");
+      if (random() < 0.1) words.push("mid", ...(random() < 0.3 ? ["mid", "mid"] : []));
+      if (random() < 0.05) for (let i = 0; i < 70; i++) words.push(`long${i % 9}`);
+      return words;
+    };
+    const index = new Bm25Index();
+    const model = new Map<number, readonly string[]>();
+    const add = (count: number, common: number): void => {
+      for (let i = 0; i < count; i++) {
+        const tokens = memory(random() < common);
+        index.add(next, tokens);
+        model.set(next++, tokens);
+      }
+    };
+    const remove = (count: number, which: (tokens: readonly string[]) => boolean): void => {
+      const docs = [...model].filter(([, tokens]) => which(tokens)).map(([doc]) => doc);
+      for (let i = 0; i < count && docs.length > 0; i++) {
+        const at = Math.floor(random() * docs.length);
+        const doc = docs[at] as number;
+        docs[at] = docs[docs.length - 1] as number;
+        docs.pop();
+        expect(index.remove(doc)).toBe(true);
+        model.delete(doc);
+      }
+    };
+    const check = (): void => {
+      const reference = referenceSearch(model);
+      const docs = [...model.values()];
+      for (let q = 0; q < 12; q++) {
+        const query = [...(docs[Math.floor(random() * docs.length)] as readonly string[]), "common", "mid"];
+        for (const k of [1, 8]) expect(index.search(query, k)).toEqual(reference(query, k));
+      }
+    };
+    add(1500, 0.7);
+    check();
+    for (let round = 0; round < 4; round++) {
+      remove(300, () => true);
+      add(200, 0.7);
+      check();
+    }
+    // "common" turns rare: most of its documents go, and new ones lack it.
+    remove(100_000, (tokens) => tokens.includes("common") && random() < 0.97);
+    add(1500, 0);
+    check();
+    // …and common again.
+    add(1500, 0.9);
+    remove(200, () => true);
+    check();
   });
 
   it("prunes without changing results on a larger seeded corpus (whole memories as queries, k 1–50)", () => {
