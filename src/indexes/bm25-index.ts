@@ -52,8 +52,9 @@ interface Postings {
   /** During a search: this term's index among the query's distinct terms; −1 otherwise. */
   queryIndex: number;
   /**
-   * The tf of every slot, for a term held by at least 1 / CODES_FRACTION of the documents that a
-   * search looked up per document; null otherwise. Dropped when the term falls below 1 / CODES_DROP.
+   * The tf of every slot, made when a search looks the term up per document while at least
+   * 1 / CODES_FRACTION of the documents hold it; null otherwise. Dropped when the term falls below
+   * 1 / CODES_DROP of them.
    */
   codes: TfCodes | null;
 }
@@ -118,8 +119,8 @@ export class Bm25Index {
   #remaining = new Float64Array(0);
   #rescoreTerms = new Int32Array(0);
   #rescoreTfs = new Float64Array(0);
-  /** #normTables' tables and the average length they are for */
-  #tables = { avgLength: Number.NaN, norms: new Float64Array(NORM_TABLE), ones: new Float64Array(NORM_TABLE) };
+  /** #normTables' tables and the average length they are for; made on the first search (an index per user) */
+  #tables: { avgLength: number; norms: Float64Array; ones: Float64Array } | null = null;
 
   constructor(params?: Bm25Params) {
     const k1 = params?.k1 ?? 0.9;
@@ -546,7 +547,7 @@ export class Bm25Index {
    * two divisions per document. Recomputed only when the average length changed.
    */
   #normTables(avgLength: number): { norms: Float64Array; ones: Float64Array } {
-    const tables = this.#tables;
+    const tables = (this.#tables ??= { avgLength: Number.NaN, norms: new Float64Array(NORM_TABLE), ones: new Float64Array(NORM_TABLE) });
     if (tables.avgLength !== avgLength) {
       const k1 = this.k1;
       const b = this.b;
@@ -701,7 +702,7 @@ function copyInto<T extends Int32Array | Float64Array | Uint8Array>(to: T, from:
 
 /** An array of touched-document ids kept between searches. */
 class IdList {
-  items = new Int32Array(64);
+  items = new Int32Array(0);
 
   /** The array, with room for `size` ids. */
   reserve(size: number): Int32Array {
