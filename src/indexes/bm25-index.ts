@@ -445,6 +445,8 @@ export class Bm25Index {
           partial = (partials[id] as number) + weight * (tf / (tf + (norms[id] as number)));
           mark = marks[id] as number;
         } else {
+          // The same first contribution as in #scoreAll (the property tests hold the two to the same bits),
+          // written out here too: a shared method measured ~6 % slower on 100k-document searches.
           id = count++;
           info[2 * slot] = base + id;
           touchedSlots[id] = slot;
