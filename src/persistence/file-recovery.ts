@@ -159,7 +159,8 @@ export async function recoverStore(fs: FileSystem, dir: string): Promise<Recover
   return {
     gen,
     slot,
-    formatVersion: version,
+    // The older of the two files in force: a store that only has a v2 journal so far is a v2 store.
+    formatVersion: Math.min(version, journal?.version ?? version),
     embedder: snapshot?.header.embedder ?? null,
     entries,
     truncatedRecovered: (snapshot?.truncated ?? 0) + (journal?.torn ? 1 : 0),

@@ -337,6 +337,8 @@ describe("FileBackend on v2 stores (dense vectors only)", () => {
 
     const { backend, state } = await open(dir);
     expect(state.entries.map(plain)).toEqual(stateAfter(old).map(plain));
+    expect(state.formatVersion).toBe(2);
+    expect(backend.stats().formatVersion).toBe(2);
     await backend.append([mostlyZero(3)]);
     const journal = readFileSync(join(m, "journal.0.jsonl"), "utf8").split("\n").filter((l) => l.length > 0);
     expect(journal[0]).toBe('{"journal":2,"gen":0}');
