@@ -1,6 +1,7 @@
+// The extraction and judge prompts: what they ask for and how conversations and candidates are laid out.
 import { describe, it, expect } from "vitest";
-import { buildExtractionMessages, buildExtractionRetryMessages, buildJudgeMessages, EXTRACTION_SYSTEM_PROMPT, JUDGE_SYSTEM_PROMPT } from "./prompts.ts";
-import type { MemoryEntry } from "../../types.ts";
+import { buildExtractionMessages, buildExtractionRetryMessages, buildJudgeMessages, EXTRACTION_SYSTEM_PROMPT, JUDGE_SYSTEM_PROMPT } from "../../src/adapters/openai/prompts.ts";
+import type { MemoryEntry } from "../../src/types.ts";
 
 function entry(id: string, content: string, extra: Partial<MemoryEntry> = {}): MemoryEntry {
   return { id, userId: "u", content, kind: "fact", status: "active", createdAt: Date.UTC(2024, 2, 2), updatedAt: 0, seq: 1, metadata: {}, ...extra };

@@ -1,5 +1,6 @@
+// The model-answer checks of the OpenAI adapters: JSON parsing and the extraction / verdict schemas.
 import { describe, it, expect } from "vitest";
-import { parseModelJson, validateExtraction, validateVerdicts } from "./schema.ts";
+import { parseModelJson, validateExtraction, validateVerdicts } from "../../src/adapters/openai/schema.ts";
 
 describe("parseModelJson", () => {
   it("parses plain, fenced and prose-wrapped JSON", () => {
