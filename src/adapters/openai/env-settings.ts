@@ -75,10 +75,29 @@ export function readProviderSettings(
     out.embed = { baseURL, apiKey, model, dim, batchSize: positive("MOOMEM_EMBED_BATCH_SIZE") };
   }
   if (problems.length > 0) {
-    throw new MoomemError("INVALID_ARGUMENT", `model provider settings are incomplete: ${problems.join("; ")} (see demo/llm/.env.example)`);
+    // Name every variable of the groups asked for: the message is all a user of the installed package has to go on.
+    const wanted = [...(want.llm === true ? LLM_VARIABLES : []), ...(want.embed === true ? EMBED_VARIABLES : [])];
+    throw new MoomemError(
+      "INVALID_ARGUMENT",
+      `model provider settings are incomplete: ${problems.join("; ")}. Set these environment variables: ${wanted.join("; ")}`,
+    );
   }
   return out;
 }
+
+/** What each variable holds, for the error message. */
+const LLM_VARIABLES = [
+  "MOOMEM_LLM_BASE_URL (the chat API root, e.g. https://api.deepseek.com/v1 or http://localhost:11434/v1)",
+  "MOOMEM_LLM_API_KEY (may be left out for a server on this machine)",
+  "MOOMEM_LLM_MODEL (e.g. deepseek-chat, gpt-4o-mini, llama3.1)",
+];
+const EMBED_VARIABLES = [
+  "MOOMEM_EMBED_BASE_URL (the embeddings API root, e.g. https://api.openai.com/v1)",
+  "MOOMEM_EMBED_API_KEY (may be left out for a server on this machine)",
+  "MOOMEM_EMBED_MODEL (e.g. text-embedding-3-small)",
+  "MOOMEM_EMBED_DIM (the model's vector length, e.g. 1536)",
+  "MOOMEM_EMBED_BATCH_SIZE (optional: texts per request, default 64)",
+];
 
 function isLocal(url: string): boolean {
   try {
