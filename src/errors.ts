@@ -10,6 +10,12 @@ export type MoomemErrorCode =
   | "IO_FAILURE"
   | "EXTRACTION_FAILURE"
   | "EMBEDDING_FAILURE"
+  /**
+   * A model provider refused the configuration (HTTP 401, 403 or 404: key, permissions, URL or model name; or an
+   * embedder whose vectors do not have the configured `dim`). Unlike `EXTRACTION_FAILURE` / `EMBEDDING_FAILURE`,
+   * the store never degrades on it: the call fails and nothing is stored, because no later call would succeed.
+   */
+  | "PROVIDER_CONFIG"
   | "BACKEND_UNSUPPORTED"
   | "EMBEDDER_MISMATCH"
   | "READ_ONLY"

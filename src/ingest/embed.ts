@@ -1,7 +1,7 @@
 // Step 5 of add (and the query side of recall): one embed() call, checked, degraded on failure.
 
 import type { Embedder } from "../types.ts";
-import { describeError } from "../errors.ts";
+import { describeError, isMoomemError } from "../errors.ts";
 import { checkVector } from "../embedding/vector-math.ts";
 
 export interface EmbedResult {
@@ -24,6 +24,8 @@ export async function embedTexts(embedder: Embedder, texts: string[]): Promise<E
     }
     return { vectors: vectors as Float32Array[] };
   } catch (error) {
+    // A refused configuration (bad key, wrong dim) fails every later call too: stop instead of degrading.
+    if (isMoomemError(error, "PROVIDER_CONFIG")) throw error;
     return { vectors: null, degradedReason: `embedder failed: ${describeError(error)}` };
   }
 }

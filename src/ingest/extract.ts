@@ -2,7 +2,7 @@
 
 import type { AddInput, EntryKind, ExtractedFact, ExtractionReport, Extractor, Metadata } from "../types.ts";
 import { ENTRY_KINDS } from "../types.ts";
-import { describeError } from "../errors.ts";
+import { describeError, isMoomemError } from "../errors.ts";
 import { transcriptText } from "./raw-extractor.ts";
 import { stripMemoryContext } from "../text/context-markers.ts";
 
@@ -32,6 +32,8 @@ export async function extractFacts(extractor: Extractor, userId: string, input: 
     const facts = checkFacts(raw);
     return { facts: facts.map((f) => prepare(f, maxChars)), usedRetry: report.retried };
   } catch (error) {
+    // A refused configuration (bad key, wrong model) fails every later call too: stop instead of degrading.
+    if (isMoomemError(error, "PROVIDER_CONFIG")) throw error;
     // What moomem itself injected into a prompt is not the user's to remember.
     const text = typeof input === "string" ? stripMemoryContext(input).trim() : transcriptText(input);
     const reason = describeError(error);

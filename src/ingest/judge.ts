@@ -1,7 +1,7 @@
 // Step 6 of add: ask the conflict judge about every new fact's candidates, validate, fall back offline.
 
 import type { ConflictJudge, JudgeItem, Verdict } from "../types.ts";
-import { describeError } from "../errors.ts";
+import { describeError, isMoomemError } from "../errors.ts";
 import type { SimilarityJudge } from "./similarity-judge.ts";
 
 export interface JudgeOutcome {
@@ -27,6 +27,8 @@ export async function judgeFacts(judge: ConflictJudge, fallback: SimilarityJudge
       const answers = await askJudge(judge, items, judge === fallback);
       return items.map((item, i) => ({ verdicts: checkVerdicts(answers[i], item), judge: name }));
     } catch (error) {
+      // A refused configuration fails every later call too: the add stops (its write is rolled back).
+      if (isMoomemError(error, "PROVIDER_CONFIG")) throw error;
       skip = `judge failed: ${describeError(error)}`;
     }
   }

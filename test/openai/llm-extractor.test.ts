@@ -86,7 +86,7 @@ describe("LlmExtractor", () => {
 
   const transport: Array<[string, Step, RegExp]> = [
     ["HTTP 500", errorAnswer(500, "upstream exploded"), /HTTP 500.*upstream exploded/],
-    ["HTTP 401", errorAnswer(401, `wrong key ${KEY}`), /HTTP 401.*wrong key \[redacted\]/],
+    ["HTTP 429", errorAnswer(429, `slow down ${KEY}`), /HTTP 429.*slow down \[redacted\]/],
     ["a network error", { networkError: new TypeError("fetch failed") }, /failed before any HTTP answer/],
     ["a timeout", { hang: true }, /timed out after 30 ms/],
   ];

@@ -106,17 +106,19 @@ function readCompletionText(answer: unknown, client: OpenAIHttpClient, model: st
   const choice = choices[0] as { message?: { content?: unknown; refusal?: unknown }; finish_reason?: unknown } | null;
   const message = choice?.message;
   if (typeof message?.refusal === "string" && message.refusal.trim() !== "") {
-    return fail(`the model refused: ${JSON.stringify(excerpt(message.refusal))}`);
+    return fail(`the model refused: ${JSON.stringify(excerpt(client.redact(message.refusal)))}`);
   }
   if (choice?.finish_reason === "length") {
     return fail("the answer was cut off by the token limit (finish_reason \"length\"); raise maxTokens or send less text.");
   }
   const content = message?.content;
-  if (typeof content === "string") return content;
+  // A secret can never be part of a real answer, but a proxy that echoes its request would put one there, and the
+  // text goes on into facts, retry prompts and error messages: it leaves the adapter redacted.
+  if (typeof content === "string") return client.redact(content);
   if (Array.isArray(content)) {
     // Some servers answer with content parts instead of one string.
     const parts = content.map((part: unknown) => (typeof part === "string" ? part : (part as { text?: unknown } | null)?.text));
-    if (parts.every((part) => typeof part === "string")) return parts.join("");
+    if (parts.every((part) => typeof part === "string")) return client.redact(parts.join(""));
   }
   return fail("choices[0].message.content is not text.");
 }

@@ -1,6 +1,7 @@
 // POST-JSON over `fetch` for the OpenAI-compatible adapters: timeouts, bounded retries, clear causes, no leaked key.
 
 import { MoomemError } from "../../errors.ts";
+import { CONFIGURATION_STATUSES } from "./provider-config.ts";
 import { SecretRedactor } from "./secret-redaction.ts";
 
 /** The part of a `fetch` Response the adapters read. */
@@ -33,11 +34,19 @@ export type FetchLike = (url: string, init: FetchInitLike) => Promise<FetchRespo
  * store degrades instead (DESIGN §2), which is faster than waiting for a server that is not there.
  */
 export interface ConnectionOptions {
-  /** API root including the version path, e.g. `https://api.openai.com/v1`, `https://api.deepseek.com/v1`, `http://localhost:11434/v1`. */
+  /**
+   * API root including the version path, e.g. `https://api.openai.com/v1`, `https://api.deepseek.com/v1`, `http://localhost:11434/v1`.
+   * A user name or password in it (`http://user:pass@host/v1`) is refused: pass credentials as `apiKey` or in `headers`.
+   * Query parameters are sent with every request; their values (except `api-version`) are treated as secrets, like `apiKey`.
+   */
   baseURL: string;
   /** Sent as `Authorization: Bearer <apiKey>`; never stored, logged or put into an error. Omit for local servers. */
   apiKey?: string | undefined;
-  /** Extra request headers (e.g. `{ "api-key": … }` for Azure); values of headers named like key/token/auth/secret are redacted from errors too. */
+  /**
+   * Extra request headers (e.g. `{ "api-key": … }` for Azure). Their values are treated as secrets, like `apiKey`
+   * (kept out of every message), except those of headers that carry no credentials by design: Accept,
+   * Content-Type, User-Agent, Referer, HTTP-Referer, X-Title, OpenAI-Organization, OpenAI-Project, OpenAI-Beta.
+   */
   headers?: Record<string, string> | undefined;
   /** Per-attempt time limit in ms, covering the response body too. */
   timeoutMs?: number | undefined;
@@ -82,6 +91,14 @@ export class OpenAIRequestError extends Error {
     this.attempts = details.attempts;
     this.providerMessage = details.providerMessage;
   }
+
+  /**
+   * True for an HTTP 401, 403 or 404 answer: the key, its permissions, the URL or the model name is wrong, so
+   * neither a retry nor a later call can succeed. The adapters report these as `PROVIDER_CONFIG`.
+   */
+  get configuration(): boolean {
+    return this.kind === "http" && this.status !== undefined && CONFIGURATION_STATUSES.has(this.status);
+  }
 }
 
 const DEFAULT_MAX_RETRIES = 2;
@@ -90,7 +107,10 @@ const DEFAULT_MAX_RETRY_DELAY_MS = 10_000;
 /** setTimeout's largest delay; longer ones fire immediately on every runtime. */
 const MAX_TIMER_MS = 2_147_483_647;
 const EXCERPT_CHARS = 300;
-const SECRET_HEADER = /key|token|auth|secret|password|cookie/i;
+/** Headers whose values are public by design (attribution, content negotiation, account routing): not redacted. */
+const PUBLIC_HEADERS = new Set(["accept", "content-type", "user-agent", "referer", "http-referer", "x-title", "openai-organization", "openai-project", "openai-beta"]);
+/** Query parameters that name an API version, not a credential (Azure OpenAI's `api-version`). */
+const PUBLIC_QUERY = new Set(["api-version", "version"]);
 
 /** Sends JSON POST requests to one OpenAI-compatible server. The API key lives in a private field only. */
 export class OpenAIHttpClient {
@@ -126,7 +146,10 @@ export class OpenAIHttpClient {
         throw new MoomemError("INVALID_ARGUMENT", `${owner}: header "${name}" must have a string value (got ${typeof value}).`);
       }
       headers[name.toLowerCase()] = value;
-      if (SECRET_HEADER.test(name)) secrets.push(value, value.replace(/^Bearer\s+/i, ""));
+      if (!PUBLIC_HEADERS.has(name.toLowerCase())) secrets.push(value, value.replace(/^(Bearer|Basic|Token)\s+/i, ""));
+    }
+    for (const [name, value] of base.searchParams) {
+      if (!PUBLIC_QUERY.has(name.toLowerCase())) secrets.push(value);
     }
     if (options.fetch !== undefined && typeof options.fetch !== "function") {
       throw new MoomemError("INVALID_ARGUMENT", `${owner}: fetch must be a function like globalThis.fetch (got ${typeof options.fetch}).`);
@@ -173,12 +196,13 @@ export class OpenAIHttpClient {
       if (response.ok) {
         try {
           return JSON.parse(text) as unknown;
-        } catch (error) {
+        } catch (_error) {
+          // No cause: the parser's message quotes the body cut at its own length, which can split a secret.
           throw new OpenAIRequestError(
             "invalid-response",
-            `${endpoint} answered HTTP ${response.status} with a body that is not JSON: ${quote(this.redact(excerpt(text)))}. ` +
+            `${endpoint} answered HTTP ${response.status} with a body that is not JSON: ${quote(excerpt(this.redact(text)))}. ` +
               `Check that baseURL points at an OpenAI-compatible API (it usually ends in /v1).`,
-            { endpoint, attempts: attempt, status: response.status, cause: this.sanitize(error) },
+            { endpoint, attempts: attempt, status: response.status },
           );
         }
       }
@@ -259,11 +283,12 @@ export class OpenAIHttpClient {
     attempt: number,
   ): { error: OpenAIRequestError; retryable: boolean } {
     const { message, code } = providerError(text);
-    const providerMessage = message === undefined ? undefined : this.redact(excerpt(message));
+    // Redact the whole message first: a cut made before it could split a secret into pieces too short to recognise.
+    const providerMessage = message === undefined ? undefined : excerpt(this.redact(message));
     const status = response.status;
     const quotaGone = status === 429 && code !== undefined && /quota|billing|balance|credit/i.test(code);
     const retryable = !quotaGone && (status === 408 || status === 429 || (status >= 500 && status !== 501 && status !== 505));
-    const statusText = response.statusText.trim() === "" ? "" : ` ${this.redact(response.statusText.trim())}`;
+    const statusText = response.statusText.trim() === "" ? "" : ` ${excerpt(this.redact(response.statusText))}`;
     const said = providerMessage === undefined ? "" : ` ${quote(providerMessage)}`;
     const tries = attempt > 1 ? ` (after ${attempt} attempts)` : "";
     const text2 = `${endpoint} answered HTTP ${status}${statusText}${tries}:${said} — ${statusHint(status, quotaGone)}`;
@@ -282,6 +307,10 @@ export class OpenAIHttpClient {
   }
 }
 
+/**
+ * The API root as a URL. Errors never quote the value (nor keep the parser's error, which does): a URL can hold a
+ * password or a key, and an error is something people paste into issues.
+ */
 function parseBaseURL(value: unknown, owner: string): URL {
   const example = "such as https://api.openai.com/v1 or http://localhost:11434/v1";
   if (typeof value !== "string" || value.trim() === "") {
@@ -291,12 +320,18 @@ function parseBaseURL(value: unknown, owner: string): URL {
   try {
     url = new URL(value.trim());
   } catch (error) {
-    throw new MoomemError("INVALID_ARGUMENT", `${owner}: baseURL is not a valid URL; give an absolute http(s) URL ${example}.`, {
-      cause: error,
-    });
+    const reason = error instanceof Error ? error.name : typeof error;
+    throw new MoomemError("INVALID_ARGUMENT", `${owner}: baseURL is not a valid URL (${reason}); give an absolute http(s) URL ${example}.`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new MoomemError("INVALID_ARGUMENT", `${owner}: baseURL must use http or https (got "${url.protocol}"); use an URL ${example}.`);
+  }
+  if (url.username !== "" || url.password !== "") {
+    // fetch refuses such URLs and quotes them whole in its error, which would then be stored as a degrade reason.
+    throw new MoomemError(
+      "INVALID_ARGUMENT",
+      `${owner}: baseURL must not contain a user name or password (the part before "@"); remove it and pass the key as apiKey, or as a header (headers: { authorization: "Basic …" }).`,
+    );
   }
   return url;
 }

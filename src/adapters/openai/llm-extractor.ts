@@ -4,6 +4,7 @@ import { describeError, MoomemError } from "../../errors.ts";
 import type { ChatMessage, ExtractedFact, ExtractionReport, Extractor } from "../../types.ts";
 import { resolveChat, type ChatFunction, type LlmOptions } from "./chat.ts";
 import { buildExtractionMessages, buildExtractionRetryMessages } from "./prompts.ts";
+import { providerConfigError } from "./provider-config.ts";
 import { parseModelJson, validateExtraction, type SchemaResult } from "./schema.ts";
 
 /** Settings of {@link LlmExtractor}: `{ chat }` or `{ baseURL, apiKey?, model, timeoutMs?, fetch?, … }`. */
@@ -56,7 +57,8 @@ export class LlmExtractor implements Extractor {
     try {
       return await this.chat(messages, { json: true });
     } catch (error) {
-      throw new MoomemError("EXTRACTION_FAILURE", `LlmExtractor: the model call failed: ${describeError(error)}`, { cause: error });
+      const reason = describeError(error);
+      throw providerConfigError("LlmExtractor", reason, error) ?? new MoomemError("EXTRACTION_FAILURE", `LlmExtractor: the model call failed: ${reason}`, { cause: error });
     }
   }
 }

@@ -5,6 +5,7 @@ import type { ConflictJudge, ExtractedFact, MemoryEntry, Verdict } from "../../t
 import { resolveChat, type ChatFunction, type LlmOptions } from "./chat.ts";
 import { buildJudgeMessages, type JudgeItem } from "./prompts.ts";
 import { parseModelJson, validateVerdicts } from "./schema.ts";
+import { providerConfigError } from "./provider-config.ts";
 
 /** Settings of {@link LlmJudge}: `{ chat }` or `{ baseURL, apiKey?, model, timeoutMs?, fetch?, … }`. */
 export type LlmJudgeOptions = LlmOptions;
@@ -54,7 +55,8 @@ export class LlmJudge implements ConflictJudge {
     try {
       answer = await this.chat(messages, { json: true });
     } catch (error) {
-      throw new MoomemError("EXTRACTION_FAILURE", `LlmJudge: the model call failed: ${describeError(error)}`, { cause: error });
+      const reason = describeError(error);
+      throw providerConfigError("LlmJudge", reason, error) ?? new MoomemError("EXTRACTION_FAILURE", `LlmJudge: the model call failed: ${reason}`, { cause: error });
     }
     const parsed = parseModelJson(answer);
     const checked = parsed.ok ? validateVerdicts(parsed.value, numbering.length) : parsed;

@@ -4,6 +4,7 @@ import { MoomemError } from "../../errors.ts";
 import type { Embedder } from "../../types.ts";
 import { requireModel } from "./chat.ts";
 import { OpenAIHttpClient, type ConnectionOptions } from "./http-client.ts";
+import { providerConfigError } from "./provider-config.ts";
 
 /** Settings of {@link OpenAIEmbedder}. */
 export interface OpenAIEmbedderOptions extends ConnectionOptions {
@@ -101,10 +102,12 @@ export class OpenAIEmbedder implements Embedder {
     try {
       answer = await this.#client.postJson("embeddings", body);
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new MoomemError("EMBEDDING_FAILURE", `OpenAIEmbedder (${this.model}) could not embed${where}: ${this.#client.redact(reason)}`, {
-        cause: error,
-      });
+      const reason = this.#client.redact(error instanceof Error ? error.message : String(error));
+      const owner = `OpenAIEmbedder (${this.model})`;
+      throw (
+        providerConfigError(owner, reason, error) ??
+        new MoomemError("EMBEDDING_FAILURE", `${owner} could not embed${where}: ${reason}`, { cause: error })
+      );
     }
     return this.#readVectors(answer, batch.length, where);
   }
@@ -138,7 +141,12 @@ export class OpenAIEmbedder implements Embedder {
       return fail(`data[${i}].embedding is not an array of numbers (the adapter asks for encoding_format "float").`);
     }
     if (embedding.length !== this.dim) {
-      return fail(`data[${i}].embedding has ${embedding.length} dimensions, expected dim = ${this.dim}; set dim to the model's vector length.`);
+      // Every later answer will have the same length: degrading would silently turn recall keyword-only for good.
+      throw new MoomemError(
+        "PROVIDER_CONFIG",
+        `OpenAIEmbedder (${this.model}): the model answered vectors of ${embedding.length} dimensions, but dim is ${this.dim}; ` +
+          `set dim: ${embedding.length} (MOOMEM_EMBED_DIM=${embedding.length} for the CLI), or sendDimensions: true if the model can shorten its vectors to ${this.dim}.`,
+      );
     }
     let sumSquares = 0;
     for (let d = 0; d < this.dim; d++) {

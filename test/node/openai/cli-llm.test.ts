@@ -4,7 +4,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
-import { ScriptedOpenAIServer, chatReply, hashEmbeddings, ruleModel } from "./openai-server.ts";
+import { ScriptedOpenAIServer, chatReply, hashEmbeddings, ruleModel, type Reply, type ServedRequest } from "./openai-server.ts";
+import { leakedFragments } from "../../openai/secret-fragments.ts";
 import { ensureBuilt } from "../helpers/built-package.ts";
 import { jsonOf, runMoomem } from "../helpers/run-cli.ts";
 
@@ -16,13 +17,21 @@ const model = ruleModel([
 
 let server: ScriptedOpenAIServer;
 let chatDown = false;
+/** When set, how the server answers every request instead (the secrets test). */
+let failure: ((request: ServedRequest) => Reply) | null = null;
 let dir: string;
 let env: Record<string, string>;
 
 beforeAll(async () => {
   await ensureBuilt();
   server = await ScriptedOpenAIServer.start((request) =>
-    request.path === "/v1/embeddings" ? hashEmbeddings(32)(request) : chatDown ? { status: 400, json: { error: { message: "model overloaded" } } } : chatReply(model(request)),
+    failure !== null
+      ? failure(request)
+      : request.path.startsWith("/v1/embeddings")
+        ? hashEmbeddings(32)(request)
+        : chatDown
+          ? { status: 400, json: { error: { message: "model overloaded" } } }
+          : chatReply(model(request)),
   );
   dir = mkdtempSync(join(tmpdir(), "moomem-cli-llm-"));
   env = {
@@ -77,5 +86,56 @@ describe("moomem --llm --embed", () => {
     expect(r.stderr).toContain("MOOMEM_LLM_MODEL is not set");
     expect(r.stderr).toContain("MOOMEM_LLM_API_KEY is not set");
     expect(r.stderr).toContain("MOOMEM_EMBED_DIM is not set");
+  }, 60_000);
+});
+
+describe("moomem --llm --embed never prints or stores a secret", () => {
+  const QUERY_KEY = "qk-cli-Hv7/Pn3+Ws8Dm2";
+  const PASSWORD = "pw-cli-Rk5Tz8Lq3Xn6";
+  const secrets = [KEY, QUERY_KEY, PASSWORD];
+  const leaks = (text: string): string[] => secrets.flatMap((secret) => leakedFragments(text, secret));
+  /** Quotes back what the server got, the way a chatty error page does, past the 300-character excerpt too. */
+  const echo = (request: ServedRequest): string =>
+    `${"x".repeat(280)} ${String(request.headers["authorization"])} ${request.path} ${encodeURIComponent(KEY)} ${KEY.slice(0, 20)}`;
+
+  const paths: Array<[string, (request: ServedRequest) => Reply, RegExp]> = [
+    ["a rejected key (401)", (r) => ({ status: 401, json: { error: { message: echo(r) } } }), /PROVIDER_CONFIG: .*HTTP 401/],
+    ["a failing provider (500)", (r) => ({ status: 500, json: { error: { message: echo(r) } } }), /"degraded": true/],
+    ["an error page that is not JSON", (r) => ({ status: 502, text: `<html>${echo(r)}</html>` }), /"degraded": true/],
+    ["a dropped connection", () => ({ destroy: true }), /"degraded": true/],
+  ];
+  for (const [name, reply, outcome] of paths) {
+    it(`${name}: stdout, stderr and the store files hold no part of the key or the query key`, async () => {
+      const folder = join(dir, `secrets-${name.replace(/\W+/g, "-")}`);
+      const base = `${server.baseURL}?api-key=${encodeURIComponent(QUERY_KEY)}`;
+      const secretEnv = { ...env, MOOMEM_LLM_BASE_URL: base, MOOMEM_EMBED_BASE_URL: base };
+      failure = reply;
+      let run;
+      try {
+        run = await runMoomem(["--dir", folder, "--json", "--llm", "--embed", "add", "-u", "u1", "I live in Oslo"], { env: secretEnv });
+      } finally {
+        failure = null;
+      }
+      expect(`${run.stdout}\n${run.stderr}`).toMatch(outcome);
+      expect(leaks(run.stdout + run.stderr)).toEqual([]);
+      const files = (() => {
+        try {
+          return readdirSync(join(folder, "moomem"));
+        } catch {
+          return [];
+        }
+      })();
+      for (const f of files) expect(leaks(readFileSync(join(folder, "moomem", f), "utf8"))).toEqual([]);
+      const exported = await runMoomem(["--dir", folder, "--llm", "--embed", "export"], { env: secretEnv });
+      expect(leaks(exported.stdout + exported.stderr)).toEqual([]);
+    }, 60_000);
+  }
+
+  it("a password in MOOMEM_LLM_BASE_URL is refused without being printed", async () => {
+    const withPassword = server.baseURL.replace("http://", `http://svc:${PASSWORD}@`);
+    const run = await runMoomem(["--dir", join(dir, "userinfo"), "--llm", "add", "-u", "u1", "I live in Oslo"], { env: { ...env, MOOMEM_LLM_BASE_URL: withPassword } });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^moomem: INVALID_ARGUMENT: .*baseURL must not contain a user name or password/);
+    expect(leaks(run.stdout + run.stderr)).toEqual([]);
   }, 60_000);
 });
