@@ -11,3 +11,4 @@ export {
   type RecallOutput,
   type RecalledMemory,
 } from "./integrations/ai-sdk-tools.ts";
+export type { RememberedFact } from "./integrations/tool-results.ts";

@@ -4,7 +4,7 @@ import { jsonSchema, type Tool } from "ai";
 import { invalidArgument } from "../errors.ts";
 import type { AddOptions, RecallOptions } from "../store/memory-store.ts";
 import type { AddInput, AddSummary, EntryKind, Metadata, RecallHit } from "../types.ts";
-import { relativeTime } from "../context/format-context.ts";
+import { recallResult, rememberResult, type RecallResult, type RememberResult } from "./tool-results.ts";
 import { checkIntegerIn, checkKind, checkKnownKeys, checkMetadata, checkOptions, checkUserId, describe } from "../store/validation.ts";
 
 /** The part of a `MemoryStore` the tools use (any object with these two methods works). */
@@ -33,16 +33,11 @@ export interface RememberInput {
   content: string;
 }
 
-/** Output of the `remember` tool: what the store did with it. */
-export interface RememberOutput {
-  /** New entries stored. */
-  stored: number;
-  /** Facts the store already knew. */
-  duplicates: number;
-  /** Older entries this replaced (they are kept as history). */
-  replaced: number;
-  facts: Array<{ id: string; content: string; action: "inserted" | "duplicate" }>;
-}
+/**
+ * Output of the `remember` tool: what the store did with it (`stored`, `duplicates`, `replaced`, `degraded`,
+ * `facts`). The same shape as the MCP server's `remember` answer.
+ */
+export type RememberOutput = RememberResult;
 
 /** Input of the `recall` tool. */
 export interface RecallInput {
@@ -52,21 +47,13 @@ export interface RecallInput {
   topK?: number;
 }
 
-/** One memory as the `recall` tool returns it. */
-export interface RecalledMemory {
-  id: string;
-  content: string;
-  kind: EntryKind;
-  /** Observed date, YYYY-MM-DD (UTC). */
-  date: string;
-  /** How long ago, e.g. "2 days ago". */
-  when: string;
-}
+export type { RecalledMemory } from "./tool-results.ts";
 
-/** Output of the `recall` tool, most relevant first. */
-export interface RecallOutput {
-  memories: RecalledMemory[];
-}
+/**
+ * Output of the `recall` tool, most relevant first: `{ memories: [{ id, content, kind, key?, observedAt, when, score }] }`.
+ * The same shape as the MCP server's `recall` answer.
+ */
+export type RecallOutput = RecallResult;
 
 /**
  * The tools {@link memoryTools} returns; pass them (or spread them with your own) as `generateText({ tools })`.
@@ -134,20 +121,13 @@ export function memoryTools(store: MemoryToolsStore, options: MemoryToolsOptions
       },
       { validate: validateRemember },
     ),
-    execute: async ({ content }) => {
-      const summary = await store.add(userId, content, metadata === undefined ? undefined : { metadata });
-      return {
-        stored: summary.inserted,
-        duplicates: summary.duplicates,
-        replaced: summary.superseded,
-        facts: summary.facts.map((f) => ({ id: f.id, content: f.content, action: f.action })),
-      };
-    },
+    execute: async ({ content }) => rememberResult(await store.add(userId, content, metadata === undefined ? undefined : { metadata })),
   };
 
   const recall: Tool<RecallInput, RecallOutput> = {
     description:
-      "Look up what you remember about the user. Call it before answering anything where their facts, preferences or history matter. " +
+      "Look up what you remember about the user. Call it before answering anything where their facts, preferences or history matter, " +
+      "with a query naming what the answer depends on (e.g. \"food allergies and diet\" before suggesting a recipe). " +
       "Returns the most relevant memories first, each with when it was learned.",
     inputSchema: jsonSchema<RecallInput>(
       {
@@ -164,17 +144,7 @@ export function memoryTools(store: MemoryToolsStore, options: MemoryToolsOptions
     execute: async ({ query, topK }) => {
       const recallOptions: RecallOptions = { topK: topK ?? defaultTopK };
       if (kind !== undefined) recallOptions.kind = kind;
-      const hits = await store.recall(userId, query, recallOptions);
-      const at = now();
-      return {
-        memories: hits.map((h) => ({
-          id: h.id,
-          content: h.content,
-          kind: h.kind,
-          date: new Date(h.createdAt).toISOString().slice(0, 10),
-          when: relativeTime(h.createdAt, at),
-        })),
-      };
+      return recallResult(await store.recall(userId, query, recallOptions), now());
     },
   };
   return { remember, recall };

@@ -5,12 +5,22 @@ import type { Readable, Writable } from "node:stream";
 import { MoomemError, describeError, invalidArgument } from "../errors.ts";
 import { MemoryStore } from "../node.ts";
 import type { OpenOptions } from "../store/memory-store.ts";
-import { MCP_TOOLS, callMemoryTool } from "./memory-tools.ts";
+import { callMemoryTool, checkMcpScope, memoryToolDefinitions } from "./memory-tools.ts";
 
 /** Options of {@link runMcpServer}. */
 export interface McpServerOptions {
   /** The store's directory (as for `MemoryStore.open`; `":memory:"` for a throwaway store). */
   dir: string;
+  /**
+   * Serve only this user's memories: the tools take no `userId`, so the client (in the end, the model) cannot
+   * reach anyone else's. Give exactly one of `userId` and `anyUser`.
+   */
+  userId?: string;
+  /**
+   * `true`: every tool takes the user's id as the argument `userId`, so the client can read and forget every
+   * user's memories. Only for a client you trust with all of them (your own agent framework, a test harness).
+   */
+  anyUser?: boolean;
   /** Where JSON-RPC requests come from (default `process.stdin`). */
   input?: Readable;
   /** Where responses go (default `process.stdout`). Nothing else is ever written there. */
@@ -27,10 +37,12 @@ const SDK_RANGE = "^1.32.2";
 
 /**
  * Serves one moomem store to an MCP client (Claude Desktop, Cursor, an agent framework …) over stdio:
- * the tools `remember`, `recall`, `forget` and `list`, each taking the end user's id as the required
- * argument `userId`. A bad argument or a store failure is answered with a tool error whose text starts
- * with the MoomemError code (`INVALID_USER_ID: …`); the server keeps running. Tool calls run one at a
- * time in the order they arrive, so a `recall` sent right after a `remember` sees what it stored.
+ * the tools `remember`, `recall`, `forget` and `list`. With `userId` every call reaches that user's memories
+ * and no other (the tools take no `userId`); with `anyUser: true` each call names the user in the argument
+ * `userId`, which hands the client every user's memories. One of the two is required. A bad argument or a
+ * store failure is answered with a tool error whose text starts with the MoomemError code
+ * (`INVALID_ARGUMENT: …`); the server keeps running. Tool calls run one at a time in the order they arrive,
+ * so a `recall` sent right after a `remember` sees what it stored.
  *
  * Opens the store first (so `STORE_LOCKED` and the like reject at once), then serves until the input
  * ends, the client disconnects or `signal` aborts; then it closes the store (flush, compact, unlock) and
@@ -39,16 +51,19 @@ const SDK_RANGE = "^1.32.2";
  *
  * @example
  * ```ts
- * // what `moomem mcp --dir ./memory` runs
+ * // what `moomem --dir ./memory mcp --user alice` runs
  * const stop = new AbortController();
  * process.once("SIGTERM", () => stop.abort());
- * await runMcpServer({ dir: "./memory", signal: stop.signal });
+ * await runMcpServer({ dir: "./memory", userId: "alice", signal: stop.signal });
  * ```
  */
 export async function runMcpServer(options: McpServerOptions): Promise<void> {
-  if (typeof options !== "object" || options === null) throw invalidArgument("runMcpServer: pass an options object { dir, input?, output?, storeOptions?, signal? }");
+  if (typeof options !== "object" || options === null) {
+    throw invalidArgument("runMcpServer: pass an options object { dir, userId or anyUser, input?, output?, storeOptions?, signal? }");
+  }
   const { dir, storeOptions, signal } = options;
   if (typeof dir !== "string" || dir.length === 0) throw invalidArgument(`runMcpServer: dir must be a non-empty string (the store's directory), got ${typeof dir}`);
+  const scope = checkMcpScope(options, "runMcpServer");
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
   if (typeof input.on !== "function") throw invalidArgument("runMcpServer: input must be a readable stream");
@@ -61,13 +76,13 @@ export async function runMcpServer(options: McpServerOptions): Promise<void> {
   let transport: SdkTransport;
   try {
     server = new sdk.Server({ name: "moomem", version: packageVersion() }, { capabilities: { tools: {} } });
-    server.setRequestHandler(sdk.ListToolsRequestSchema, () => ({ tools: MCP_TOOLS.map((t) => ({ ...t })) }));
+    server.setRequestHandler(sdk.ListToolsRequestSchema, () => ({ tools: memoryToolDefinitions(scope).map((t) => ({ ...t })) }));
     // Dates in answers are relative to the store's clock, so an injected clock gives reproducible answers.
     const now = storeOptions?.clock === undefined ? Date.now : () => storeOptions.clock!.now();
     // One call at a time, in arrival order: a recall sent right after a remember sees what it stored.
     let previous: Promise<unknown> = Promise.resolve();
     server.setRequestHandler(sdk.CallToolRequestSchema, (request) => {
-      const result = previous.then(() => callMemoryTool(store, request.params.name, request.params.arguments, now));
+      const result = previous.then(() => callMemoryTool(store, scope, request.params.name, request.params.arguments, now));
       previous = result;
       return result;
     });
@@ -147,7 +162,8 @@ async function loadSdk(): Promise<Sdk> {
   } catch (error) {
     throw new MoomemError(
       "MISSING_DEPENDENCY",
-      `the MCP server needs the optional package ${SDK_PACKAGE}, which could not be loaded (${describeError(error)}); install it next to moomem with: npm i ${SDK_PACKAGE}@${SDK_RANGE}`,
+      `the MCP server needs the optional package ${SDK_PACKAGE}, which could not be loaded (${describeError(error)}); install it next to moomem with: npm i ${SDK_PACKAGE}@${SDK_RANGE} ` +
+        `(with npx, install both: npx -y -p moomem -p ${SDK_PACKAGE} moomem mcp --user <id>)`,
       { cause: error },
     );
   }

@@ -78,12 +78,18 @@ describe("memoryTools inside generateText", () => {
     expect(result.steps).toHaveLength(3);
     const remembered = result.steps[0]!.toolResults[0]!;
     expect(remembered.toolName).toBe("remember");
-    expect(remembered.output).toMatchObject({ stored: 1, duplicates: 0, replaced: 0, facts: [{ content: "User is allergic to peanuts", action: "inserted" }] });
+    expect(remembered.output).toEqual({
+      stored: 1,
+      duplicates: 0,
+      replaced: 0,
+      degraded: false,
+      facts: [{ id: expect.any(String), content: "User is allergic to peanuts", kind: "unstructured", action: "inserted" }],
+    });
     const recalled = result.steps[1]!.toolResults[0]!;
     expect(recalled.output).toEqual({
       memories: expect.arrayContaining([
-        { id: expect.any(String), content: "User is allergic to peanuts", kind: "unstructured", date: "2024-03-10", when: "just now" },
-        { id: expect.any(String), content: "I moved to Lisbon last spring", kind: "unstructured", date: "2024-03-07", when: "3 days ago" },
+        { id: expect.any(String), content: "User is allergic to peanuts", kind: "unstructured", observedAt: "2024-03-10T00:00:00.000Z", when: "just now", score: expect.any(Number) },
+        { id: expect.any(String), content: "I moved to Lisbon last spring", kind: "unstructured", observedAt: "2024-03-07T00:00:00.000Z", when: "3 days ago", score: expect.any(Number) },
       ]),
     });
     expect((recalled.output as { memories: unknown[] }).memories).toHaveLength(2);

@@ -176,7 +176,7 @@ describe("moomem CLI: every command", () => {
 describe("moomem CLI: mcp", () => {
   it("serves the store over stdio: answers initialize and tools/list, stores what `remember` gets, exits 0 when the client leaves", async () => {
     const dir = join(temp, "mcp");
-    const child = spawn("node", [CLI_MAIN, "--dir", dir, "mcp"], { stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn("node", [CLI_MAIN, "--dir", dir, "mcp", "--any-user"], { stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));

@@ -1,6 +1,7 @@
 // The MCP server: an SDK client spawns it over stdio and round-trips every tool; errors come back as tool errors.
 
 import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough, type Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
@@ -8,6 +9,7 @@ import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client";
 import { MemoryStore } from "../../src/node.ts";
 import { runMcpServer } from "../../src/mcp/server.ts";
+import { MCP_CLIENT_ENTRY } from "../../src/cli/commands/mcp.ts";
 import { makeTempDir, removeDir } from "./helpers/store-files.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -32,9 +34,14 @@ type StdioTransportClass = new (options: { command: string; args: string[]; cwd:
 const STDIO_CLIENT = "@modelcontextprotocol/sdk/client/stdio.js";
 const { StdioClientTransport } = (await import(STDIO_CLIENT)) as { StdioClientTransport: StdioTransportClass };
 
-/** Spawns the fixture server on `dir` and connects an SDK client to it. */
-async function connect(dir: string): Promise<Session> {
-  const transport = new StdioClientTransport({ command: TSX, args: [FIXTURE, dir, String(NOW)], cwd: ROOT, stderr: "pipe" });
+/** Spawns the fixture server on `dir` (scope "any" or "user=<id>") and connects an SDK client to it. */
+async function connect(dir: string, scope = "any"): Promise<Session> {
+  return connectTo(TSX, [FIXTURE, dir, scope, String(NOW)]);
+}
+
+/** Starts `command args…` as an MCP server over stdio and connects an SDK client to it. */
+async function connectTo(command: string, args: string[]): Promise<Session> {
+  const transport = new StdioClientTransport({ command, args, cwd: ROOT, stderr: "pipe" });
   let stderr = "";
   transport.stderr?.setEncoding("utf8");
   transport.stderr?.on("data", (chunk: string) => (stderr += chunk));
@@ -51,6 +58,19 @@ async function waitFor<T>(read: () => T, check: (value: T) => boolean, what: str
     if (check(value)) return value;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last value: ${JSON.stringify(value)}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Opens `dir` for writing once the server that held it has let go (its process exits after the client closes). */
+async function waitForOpen(dir: string): Promise<MemoryStore> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      return await MemoryStore.open(dir);
+    } catch (error) {
+      if ((error as { code?: string }).code !== "STORE_LOCKED" || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   }
 }
 
@@ -87,7 +107,7 @@ afterAll(() => {
 });
 
 describe("moomem MCP server over stdio", () => {
-  it("lists the four tools, each requiring userId, and answers bad input with tool errors carrying the MoomemError code", async () => {
+  it("with anyUser: lists the four tools, each requiring userId, and answers bad input with tool errors carrying the MoomemError code", async () => {
     const { client } = await connect(join(temp, "tools"));
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(["remember", "recall", "forget", "list"]);
@@ -105,6 +125,11 @@ describe("moomem MCP server over stdio", () => {
     expect(await fails(c, "remember", { content: "x" }, "INVALID_ARGUMENT")).toContain('"userId" is required');
     await fails(c, "remember", { userId: "u", content: "   " }, "INVALID_ARGUMENT");
     expect(await fails(c, "remember", { userId: "u", content: "x", user: "v" }, "INVALID_ARGUMENT")).toContain('unknown argument "user"');
+    // Arguments are checked as own properties of the schema: Object.prototype's names are unknown too.
+    for (const name of ["constructor", "toString", "hasOwnProperty", "valueOf"]) {
+      const args = JSON.parse(`{"userId": "u", "content": "x", ${JSON.stringify(name)}: 1}`) as Record<string, unknown>;
+      expect(await fails(c, "remember", args, "INVALID_ARGUMENT")).toContain(`unknown argument ${JSON.stringify(name)}`);
+    }
     expect(await fails(c, "remember", { userId: "u", content: "x", observedAt: "last tuesday" }, "INVALID_ARGUMENT")).toContain("observedAt");
     await fails(c, "recall", { userId: "u", query: "x", topK: 0 }, "INVALID_ARGUMENT");
     await fails(c, "recall", { userId: "u", query: "x", topK: 2.5 }, "INVALID_ARGUMENT");
@@ -179,7 +204,7 @@ describe("moomem MCP server over stdio", () => {
     const dir = join(temp, "locked");
     const holder = await MemoryStore.open(dir);
     const result = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
-      const child = spawn(TSX, [FIXTURE, dir], { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
+      const child = spawn(TSX, [FIXTURE, dir, "any"], { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
       let stderr = "";
       child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
       child.on("error", reject);
@@ -189,6 +214,146 @@ describe("moomem MCP server over stdio", () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^moomem: STORE_LOCKED: /m);
   }, 30_000);
+});
+
+describe("moomem MCP server pinned to one user", () => {
+  it("offers tools without userId, serves only that user, and rejects a userId the client slips in", async () => {
+    const dir = join(temp, "pinned");
+    const seed = await MemoryStore.open(dir);
+    await seed.add("bob", "bob's bank PIN hint: birthday");
+    const bobId = (await seed.list("bob"))[0]!.id;
+    await seed.close();
+
+    const { client: c, stderr } = await connect(dir, "user=alice");
+    const { tools } = await c.listTools();
+    expect(tools.map((t) => t.name)).toEqual(["remember", "recall", "forget", "list"]);
+    for (const t of tools) {
+      expect(Object.keys(t.inputSchema.properties ?? {})).not.toContain("userId");
+      expect(t.inputSchema.required ?? []).not.toContain("userId");
+      expect(JSON.stringify(t)).not.toMatch(/userId/);
+    }
+
+    expect((await ok<{ stored: number }>(c, "remember", { content: "I'm allergic to peanuts" })).stored).toBe(1);
+    const recalled = await ok<{ memories: Memory[] }>(c, "recall", { query: "peanuts" });
+    expect(recalled.memories.map((m) => m.content)).toEqual(["I'm allergic to peanuts"]);
+
+    // The model names another user: refused, nothing of bob's is read, written or forgotten.
+    for (const [name, args] of [
+      ["recall", { userId: "bob", query: "PIN" }],
+      ["list", { userId: "bob" }],
+      ["forget", { userId: "bob", all: true }],
+      ["remember", { userId: "bob", content: "I owe alice 100 euros" }],
+    ] as const) {
+      const text = await fails(c, name, args, "INVALID_ARGUMENT");
+      expect(text).toContain('unknown argument "userId"');
+      expect(text).toContain("pinned to one user");
+      expect(text).not.toContain("birthday");
+    }
+    expect(await ok(c, "forget", { id: bobId })).toEqual({ forgotten: 0 });
+    expect((await ok<{ memories: Memory[] }>(c, "recall", { query: "bank PIN hint birthday" })).memories).toEqual([]);
+    expect((await ok<{ total: number }>(c, "list", {})).total).toBe(1);
+    for (const name of ["constructor", "toString"]) {
+      const args = JSON.parse(`{"query": "x", ${JSON.stringify(name)}: 1}`) as Record<string, unknown>;
+      expect(await fails(c, "recall", args, "INVALID_ARGUMENT")).toContain(`unknown argument ${JSON.stringify(name)}`);
+    }
+    await c.close();
+    await waitFor(stderr, (text) => text.includes("stopped cleanly"), "the server to stop");
+
+    const mem = await MemoryStore.open(dir, { readOnly: true });
+    expect((await mem.list("bob")).map((e) => [e.content, e.status])).toEqual([["bob's bank PIN hint: birthday", "active"]]);
+    expect((await mem.list("alice")).map((e) => e.content)).toEqual(["I'm allergic to peanuts"]);
+    await mem.close();
+  }, 60_000);
+
+  it("refuses to start without a user or anyUser, and with both, before touching the folder", async () => {
+    const dir = join(temp, "unscoped");
+    const result = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+      const child = spawn(TSX, [FIXTURE, dir, "none"], { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
+      let stderr = "";
+      child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+      child.on("error", reject);
+      child.on("close", (code) => resolve({ code, stderr }));
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^moomem: INVALID_ARGUMENT: runMcpServer: say whose memories the tools reach: \{ userId: "alice" \}.* \{ anyUser: true \}.*trust/m);
+    await expect(runMcpServer({ dir, userId: "a", anyUser: true })).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+    await expect(runMcpServer({ dir, userId: "a/b" })).rejects.toMatchObject({ code: "INVALID_USER_ID" });
+    await expect(runMcpServer({ dir, anyUser: "yes" as never })).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+    expect(existsSync(dir)).toBe(false);
+  }, 30_000);
+});
+
+describe("moomem mcp (the CLI command) over stdio", () => {
+  const CLI = join(ROOT, "src", "cli", "main.ts");
+
+  it("--user pins the server: the tools take no userId, and what it stores is that user's", async () => {
+    const dir = join(temp, "cli-pinned");
+    const { client: c, stderr } = await connectTo(TSX, [CLI, "--dir", dir, "mcp", "--user", "carol"]);
+    const { tools } = await c.listTools();
+    expect(tools.every((t) => !JSON.stringify(t.inputSchema).includes("userId"))).toBe(true);
+    await ok(c, "remember", { content: "I play the cello" });
+    expect(await fails(c, "recall", { userId: "dave", query: "cello" }, "INVALID_ARGUMENT")).toContain('unknown argument "userId"');
+    await c.close();
+    await waitFor(stderr, () => existsSync(join(dir, "moomem")), "the store folder");
+    // The process has exited once the store is readable without a lock conflict.
+    const mem = await waitForOpen(dir);
+    expect((await mem.list("carol")).map((e) => e.content)).toEqual(["I play the cello"]);
+    await mem.close();
+  }, 60_000);
+
+  it("--any-user makes userId a required argument", async () => {
+    const { client: c } = await connectTo(TSX, [CLI, "--dir", join(temp, "cli-any"), "mcp", "--any-user"]);
+    const { tools } = await c.listTools();
+    for (const t of tools) expect(t.inputSchema.required).toContain("userId");
+    await c.close();
+  }, 60_000);
+
+  it("without --user or --any-user (or with both) exits 2 saying what each one means", async () => {
+    for (const flags of [[], ["--user", "a", "--any-user"]]) {
+      const result = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+        const child = spawn(TSX, [CLI, "--dir", join(temp, "cli-none"), "mcp", ...flags], { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
+        let stderr = "";
+        child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+        child.on("error", reject);
+        child.on("close", (code) => resolve({ code, stderr }));
+        child.stdin.end();
+      });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(flags.length === 0 ? /^moomem: INVALID_ARGUMENT: mcp needs --user <user> .* or --any-user .*trusted clients only/ : /not both/);
+    }
+    expect(existsSync(join(temp, "cli-none"))).toBe(false);
+  }, 60_000);
+});
+
+describe("the MCP client entry in the docs", () => {
+  it("README, docs/agents.md and `moomem mcp --help` show one entry, and the moomem arguments in it serve a pinned store", async () => {
+    const entries = [readFileSync(join(ROOT, "README.md"), "utf8"), readFileSync(join(ROOT, "docs", "agents.md"), "utf8")].flatMap((text) =>
+      text.split("\n").filter((line) => line.includes('"mcpServers"')),
+    );
+    expect(entries).toHaveLength(2);
+    expect(new Set(entries).size).toBe(1);
+    expect(entries[0]).toContain(MCP_CLIENT_ENTRY);
+    const help = await new Promise<string>((resolve, reject) => {
+      const child = spawn(TSX, [join(ROOT, "src", "cli", "main.ts"), "mcp", "--help"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+      let out = "";
+      child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
+      child.on("error", reject);
+      child.on("close", () => resolve(out));
+    });
+    expect(help).toContain(MCP_CLIENT_ENTRY);
+
+    const { command, args } = (JSON.parse(entries[0]!) as { mcpServers: Record<string, { command: string; args: string[] }> }).mcpServers["moomem"]!;
+    expect(command).toBe("npx");
+    // npx installs moomem and the SDK (-p twice), then runs the moomem bin with the rest.
+    expect(args.slice(0, 6)).toEqual(["-y", "-p", "moomem", "-p", "@modelcontextprotocol/sdk", "moomem"]);
+    const cliArgs = args.slice(6).map((a) => (a === "/home/me/.agent-memory" ? join(temp, "docs-entry") : a));
+    expect(cliArgs).toContain("--user");
+    const { client: c } = await connectTo(TSX, [join(ROOT, "src", "cli", "main.ts"), ...cliArgs]);
+    const { tools } = await c.listTools();
+    expect(tools.map((t) => t.name)).toEqual(["remember", "recall", "forget", "list"]);
+    expect(JSON.stringify(tools)).not.toContain("userId");
+    await c.close();
+  }, 60_000);
 });
 
 describe("runMcpServer in process", () => {
@@ -204,7 +369,7 @@ describe("runMcpServer in process", () => {
         buffer = buffer.slice(i + 1);
       }
     });
-    const served = runMcpServer({ dir: ":memory:", input, output });
+    const served = runMcpServer({ dir: ":memory:", anyUser: true, input, output });
     const send = (message: Record<string, unknown>): boolean => input.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
     send({ id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } } });
     await waitFor(() => lines.length, (n) => n >= 1, "the initialize response");
@@ -224,10 +389,10 @@ describe("runMcpServer in process", () => {
 
   it("stops when its signal aborts, and rejects bad options before opening anything", async () => {
     const stop = new AbortController();
-    const served = runMcpServer({ dir: ":memory:", input: new PassThrough(), output: new PassThrough(), signal: stop.signal });
+    const served = runMcpServer({ dir: ":memory:", userId: "u", input: new PassThrough(), output: new PassThrough(), signal: stop.signal });
     setTimeout(() => stop.abort(), 50);
     await served;
-    await expect(runMcpServer({ dir: "" })).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+    await expect(runMcpServer({ dir: "", userId: "u" })).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
     await expect(runMcpServer(null as never)).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
   });
 });

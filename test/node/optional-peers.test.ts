@@ -45,7 +45,7 @@ describe("without the optional peers installed", () => {
   it("the MCP server rejects with MISSING_DEPENDENCY naming the package to install", async () => {
     const run = await runNode(`
       const { runMcpServer } = await import("./dist/mcp.js");
-      try { await runMcpServer({ dir: ":memory:" }); console.log("started?!"); }
+      try { await runMcpServer({ dir: ":memory:", userId: "u" }); console.log("started?!"); }
       catch (e) { console.log(e.code); console.log(e.message); }`);
     const [code, message] = run.stdout.trim().split("\n");
     expect(code).toBe("MISSING_DEPENDENCY");
