@@ -6,7 +6,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { MemoryStore, formatContext, type ChatMessage } from "moomem";
+import { FixedClock, MemoryStore, formatContext, type ChatMessage } from "moomem";
 
 /** Any chat model: messages in, text out (an OpenAI client, the Vercel AI SDK, a local model …). */
 type ChatModel = (messages: ChatMessage[]) => Promise<string>;
@@ -31,12 +31,14 @@ class Agent {
   constructor(
     private readonly memory: MemoryStore,
     private readonly model: ChatModel,
+    private readonly clock: FixedClock,
   ) {}
 
   async reply(userId: string, message: string): Promise<string> {
     // 1. Recall what this user told us before that bears on this message.
     const hits = await this.memory.recall(userId, message, { topK: 3 });
-    const context = formatContext(hits);
+    // Dates in the block are relative to the same clock as the store's ("1 day ago"); a real agent passes Date.now().
+    const context = formatContext(hits, { now: this.clock.now() });
     console.log(context === "" ? "  (no memories recalled)" : context.replace(/^/gm, "  | "));
     // 2. Call the model with the memories in the system prompt.
     const system = ["You are a friendly personal assistant.", context].filter((part) => part !== "").join("\n\n");
@@ -47,11 +49,14 @@ class Agent {
   }
 }
 
-async function session(dir: string, title: string, messages: string[]): Promise<void> {
+async function session(dir: string, title: string, at: string, messages: string[]): Promise<void> {
   console.log(title);
+  // The example plays two days in a few milliseconds: a clock set by hand stands in for the calendar.
+  // (A real agent opens the store without one and gets the system clock.)
+  const clock = new FixedClock(Date.parse(at));
   // Each session is a fresh start of the agent process: the memory comes from disk.
-  const memory = await MemoryStore.open(dir);
-  const agent = new Agent(memory, scriptedModel);
+  const memory = await MemoryStore.open(dir, { clock });
+  const agent = new Agent(memory, scriptedModel, clock);
   try {
     for (const message of messages) {
       console.log(`user: ${message}`);
@@ -64,8 +69,11 @@ async function session(dir: string, title: string, messages: string[]): Promise<
 
 const dir = await mkdtemp(join(tmpdir(), "moomem-example-"));
 try {
-  await session(dir, "--- Monday ---", ["Hi! Just so you know, I'm allergic to peanuts.", "I live in Shenzhen, by the way."]);
-  await session(dir, "--- Tuesday (agent restarted) ---", ["Any snack ideas? I have peanuts and chili at home.", "Do I need an umbrella where I live?"]);
+  await session(dir, "--- Monday ---", "2025-06-02T09:00:00Z", ["Hi! Just so you know, I'm allergic to peanuts.", "I live in Shenzhen, by the way."]);
+  await session(dir, "--- Tuesday (agent restarted) ---", "2025-06-03T09:30:00Z", [
+    "Any snack ideas? I have peanuts and chili at home.",
+    "Do I need an umbrella where I live?",
+  ]);
 } finally {
   await rm(dir, { recursive: true, force: true });
 }

@@ -6,8 +6,8 @@
 
 import { generateText, stepCountIs, type ModelMessage } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
-import { MemoryStore } from "moomem";
-import { memoryTools } from "moomem/ai-sdk";
+import { FixedClock, MemoryStore } from "moomem";
+import { memoryTools, type RecallOutput, type RememberOutput } from "moomem/ai-sdk";
 
 type CallOptions = Parameters<MockLanguageModelV3["doGenerate"]>[0];
 type GenerateResult = Awaited<ReturnType<MockLanguageModelV3["doGenerate"]>>;
@@ -16,6 +16,16 @@ const usage = {
   inputTokens: { total: 0, noCache: 0, cacheRead: undefined, cacheWrite: undefined },
   outputTokens: { total: 0, text: 0, reasoning: undefined },
 };
+
+/**
+ * What the model asks `recall` for. A tool-calling model writes its own query, naming what its answer depends
+ * on: before suggesting a dish, the user's food allergies and diet. That matters with moomem's offline default,
+ * which matches words, not meaning: the question itself ("What should I cook tonight?") shares no word with
+ * "I'm allergic to peanuts" and would find nothing. (A real embedder, see README, links the two by meaning.)
+ */
+function recallQuery(question: string): string {
+  return /cook|eat|dinner|lunch|recipe|snack/i.test(question) ? "food allergies, diet and dislikes" : question;
+}
 
 /** A tool-calling "model" that follows simple rules, reading only what is in its prompt, like a real one. */
 const model = new MockLanguageModelV3({
@@ -36,12 +46,12 @@ const model = new MockLanguageModelV3({
     const say = (text: string): GenerateResult => ({ content: [{ type: "text", text }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] });
 
     if (last.role === "user") {
-      // A statement about the user: remember it. A question: recall first.
-      return Promise.resolve(userText.includes("?") ? toolCall("recall", { query: userText }) : toolCall("remember", { content: userText }));
+      // A statement about the user: remember it. A question: recall what the answer depends on first.
+      return Promise.resolve(userText.includes("?") ? toolCall("recall", { query: recallQuery(userText) }) : toolCall("remember", { content: userText }));
     }
     // After a tool ran: answer from its result.
     const result = last.role === "tool" ? last.content.find((p) => p.type === "tool-result") : undefined;
-    const output = result?.output.type === "json" ? (result.output.value as { memories?: Array<{ content: string; when: string }> }) : {};
+    const output = result?.output.type === "json" ? (result.output.value as Partial<RecallOutput>) : {};
     if (output.memories === undefined) return Promise.resolve(say("Got it, I'll remember that."));
     const allergy = output.memories.find((m) => /allergic/i.test(m.content));
     return Promise.resolve(
@@ -50,8 +60,10 @@ const model = new MockLanguageModelV3({
   },
 });
 
-const mem = await MemoryStore.open(":memory:");
-const tools = memoryTools(mem, { userId: "user-42", metadata: { agent: "chef" } });
+// A clock the example moves by hand, so "yesterday" is a day ago in the answers (a real agent leaves it out).
+const clock = new FixedClock(Date.parse("2025-06-02T18:00:00Z"));
+const mem = await MemoryStore.open(":memory:", { clock });
+const tools = memoryTools(mem, { userId: "user-42", metadata: { agent: "chef" }, now: () => clock.now() });
 
 async function chat(prompt: string): Promise<void> {
   console.log(`user: ${prompt}`);
@@ -60,15 +72,18 @@ async function chat(prompt: string): Promise<void> {
   for (const step of result.steps) {
     for (const call of step.toolCalls) console.log(`  [tool ${call.toolName}] ${JSON.stringify(call.input)}`);
     for (const r of step.toolResults) {
-      const out = r.output as { stored?: number; memories?: Array<{ content: string; when: string }> };
+      const out = r.output as Partial<RecallOutput & RememberOutput>;
       if (out.memories !== undefined) console.log(`  [tool ${r.toolName}] -> ${out.memories.map((m) => `${m.content} (${m.when})`).join("; ") || "(nothing)"}`);
-      else console.log(`  [tool ${r.toolName}] -> stored ${out.stored ?? 0}`);
+      else console.log(`  [tool ${r.toolName}] -> stored ${out.stored ?? 0}${out.degraded === true ? " (degraded)" : ""}`);
     }
   }
   console.log(`assistant: ${result.text}\n`);
 }
 
+console.log("--- Monday ---");
 await chat("I'm allergic to peanuts.");
+clock.advance(24 * 60 * 60 * 1000);
+console.log("--- Tuesday ---");
 await chat("What should I cook tonight?");
 
 const stored = await mem.list("user-42", { metadata: { agent: "chef" } });

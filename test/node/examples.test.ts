@@ -19,7 +19,7 @@ function ok(run: Run): string {
   return run.stdout;
 }
 
-const EXAMPLES = ["default-reopen", "host-inject-supersede", "isolation-forget-import", "agent-loop"] as const;
+const EXAMPLES = ["default-reopen", "host-inject-supersede", "isolation-forget-import", "agent-loop", "ai-sdk-tools", "mcp-client"] as const;
 const runs = new Map<string, Run>();
 let temp = "";
 let demoFirst: Run;
@@ -82,11 +82,36 @@ describe("examples", () => {
     const out = ok(runs.get("agent-loop")!);
     const tuesday = out.slice(out.indexOf("--- Tuesday (agent restarted) ---"));
     expect(out.indexOf("--- Tuesday")).toBeGreaterThan(0);
-    expect(tuesday).toMatch(/- just now: Hi! Just so you know, I'm allergic to peanuts\./);
+    // Monday's memory, recalled on Tuesday, is dated a day back (the example's clock moves a day between sessions).
+    expect(tuesday).toContain("- 1 day ago: Hi! Just so you know, I'm allergic to peanuts.");
+    expect(tuesday).toContain("- 1 day ago: I live in Shenzhen, by the way.");
+    expect(out).not.toContain("just now");
     expect(tuesday).toContain("assistant: Skip the peanuts: you told me you're allergic.");
     expect(tuesday).toContain("assistant: Yes: it's the rainy season in Shenzhen, take one.");
     // On Monday nothing was known yet.
     expect(out.slice(0, out.indexOf("--- Tuesday"))).toContain("(no memories recalled)");
+  });
+
+  it("ai-sdk-tools: the model remembers the allergy, and the next day recalls it before suggesting a dish", () => {
+    const out = ok(runs.get("ai-sdk-tools")!);
+    expect(out).toContain('  [tool remember] {"content":"I\'m allergic to peanuts."}\n  [tool remember] -> stored 1\n');
+    const tuesday = out.slice(out.indexOf("--- Tuesday ---"));
+    expect(out.indexOf("--- Tuesday ---")).toBeGreaterThan(0);
+    expect(tuesday).toContain('  [tool recall] {"query":"food allergies, diet and dislikes"}\n  [tool recall] -> I\'m allergic to peanuts. (1 day ago)\n');
+    expect(tuesday).toContain('assistant: Since you told me 1 day ago ("I\'m allergic to peanuts."), how about a peanut-free Thai green curry?');
+    expect(out).not.toContain("Anything you like!");
+    expect(out).toContain("memories the chef agent stored for user-42: 1\n");
+  });
+
+  it("mcp-client: a server pinned to alice offers tools without a user id, serves her memories and refuses another user", () => {
+    const out = ok(runs.get("mcp-client")!);
+    expect(out).toMatch(/^server moomem offers: remember\(content, metadata, observedAt\) recall\(query, /m);
+    expect(out).not.toMatch(/offers: .*userId/);
+    expect(out).toContain("alice's allergies: I'm allergic to peanuts\n");
+    expect(out).toMatch(/-> error INVALID_ARGUMENT: recall: unknown argument "userId" \(this server is pinned to one user/);
+    expect(out).toContain("a call naming another user was refused: yes\n");
+    expect(out).toContain("alice now: I'm allergic to peanuts [deleted]; I moved to Lisbon [active]\n");
+    expect(out).toMatch(/done\n$/);
   });
 
   it("demo: stores scenario A in English and Chinese, and a second run recalls it from disk", () => {
