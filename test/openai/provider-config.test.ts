@@ -120,6 +120,28 @@ describe("the store fails the first add on a configuration failure and stores no
     await mem.close();
   });
 
+  it("import and reextract stop on a configuration failure and change nothing", async () => {
+    const source = await MemoryStore.open(":memory:");
+    await source.add("u", "I'm allergic to peanuts");
+    const lines: string[] = [];
+    for await (const line of source.export()) lines.push(line);
+    await source.close();
+    const embedder = new OpenAIEmbedder({ baseURL: BASE, apiKey: KEY, model: "e", dim: 3, fetch: new FakeFetch([errorAnswer(401, "bad key")]).fetch });
+    const target = await MemoryStore.open(":memory:", { embedder });
+    expect((await caught(target.import(lines))).code).toBe("PROVIDER_CONFIG");
+    expect((await target.stats()).total).toBe(0);
+    await target.close();
+
+    // A text kept raw while the model was down; then the key is revoked: reextract stops and keeps it raw.
+    const chat = new FakeFetch([errorAnswer(500, "down"), errorAnswer(401, "key revoked")]);
+    const mem = await MemoryStore.open(":memory:", { extractor: new LlmExtractor({ baseURL: BASE, apiKey: KEY, model: "m", maxRetries: 0, fetch: chat.fetch }) });
+    expect((await mem.add("u", "I live in Oslo")).degraded).toBe(true);
+    const before = await mem.list("u", { status: "all" });
+    expect((await caught(mem.reextract("u"))).code).toBe("PROVIDER_CONFIG");
+    expect(await mem.list("u", { status: "all" })).toEqual(before);
+    await mem.close();
+  });
+
   it("a passing failure (HTTP 500) still degrades: the text is kept unstructured and recalled", async () => {
     const mem = await MemoryStore.open(":memory:", {
       extractor: new LlmExtractor({ baseURL: BASE, apiKey: KEY, model: "m", maxRetries: 0, fetch: new FakeFetch([errorAnswer(500, "boom")]).fetch }),
