@@ -89,7 +89,7 @@ export class InspectorApi {
 
   async #versionOf(request: ApiRequest): Promise<VersionResponse> {
     noParams(request, "version");
-    await this.#holder.refresh();
+    await this.#holder.refreshBriefly();
     return { follow: this.#holder.followState() };
   }
 

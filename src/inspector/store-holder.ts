@@ -16,6 +16,9 @@ export interface StoreHolderOptions {
   now?: () => number;
 }
 
+/** How long a request waits for a catch-up before it answers from the state already read (the open of a small store takes milliseconds). */
+export const CATCH_UP_WAIT_MS = 300;
+
 /** A store instance and how many requests are using it (it is closed once replaced and no longer used). */
 interface Lease {
   readonly store: MemoryStore;
@@ -72,7 +75,7 @@ export class StoreHolder implements CatchUpTarget {
    * names what the store held, for caches); the store stays open until `fn` is done.
    */
   async use<T>(fn: (store: MemoryStore, generation: number) => Promise<T>): Promise<T> {
-    await this.refresh();
+    await this.refreshBriefly();
     const lease = this.#lease;
     lease.users++;
     try {
@@ -80,6 +83,21 @@ export class StoreHolder implements CatchUpTarget {
     } finally {
       lease.users--;
       if (lease.retired && lease.users === 0) await closeQuietly(lease.store);
+    }
+  }
+
+  /**
+   * Catches up, but answers from the state already read when that takes longer than
+   * {@link CATCH_UP_WAIT_MS}: a reopen of a large store takes seconds, and a click should not.
+   * The catch-up goes on, and the page's poll re-renders once it is done.
+   */
+  async refreshBriefly(): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, CATCH_UP_WAIT_MS)));
+    try {
+      await Promise.race([this.refresh(), waited]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
