@@ -3,6 +3,7 @@
 import { join } from "node:path";
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import { ensureBuilt } from "./helpers/built-package.ts";
+import { runMoomem } from "./helpers/run-cli.ts";
 import { filesOf, makeTempDir, removeDir } from "./helpers/store-files.ts";
 import { rawRequest, startUi, writeDemoStore, type DemoIds, type RawResponse, type RunningUi } from "./helpers/inspector.ts";
 
@@ -237,6 +238,33 @@ describe("moomem ui: bad input over HTTP", () => {
       expect(same.status).toBe(200);
       expect(same.json).toMatchObject({ affected: 1, entry: { id: ids.peanuts, status: "deleted" } });
       expect(filesOf(dir)).not.toEqual(filesBefore);
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
+
+describe("moomem ui on the command line", () => {
+  it(
+    "explains itself in --help, and refuses a bad port, extra arguments or a port in use (exit 2, nothing opened)",
+    async () => {
+      const [help, badPort, tooBig, extra, inUse] = await Promise.all([
+        runMoomem(["ui", "--help"]),
+        runMoomem(["--dir", dir, "ui", "--port", "http"]),
+        runMoomem(["--dir", dir, "ui", "--port", "70000"]),
+        runMoomem(["--dir", dir, "ui", "now"]),
+        // The running server's port, read-only (no lock needed): only the port is in the way.
+        runMoomem(["--dir", dir, "ui", "--port", String(ui.port)]),
+      ]);
+      expect(help.code).toBe(0);
+      expect(help.stdout).toContain("usage: moomem ui [--port <n>] [--write]");
+      expect(help.stdout).toContain("127.0.0.1 only and opens no browser");
+      expect(badPort).toMatchObject({ code: 2, stdout: "" });
+      expect(badPort.stderr).toBe('moomem: INVALID_ARGUMENT: --port must be a whole number from 0 to 65535, got "http" (see moomem ui --help)\n');
+      expect(tooBig.code).toBe(2);
+      expect(extra.code).toBe(2);
+      expect(extra.stderr).toContain("ui takes no arguments besides options");
+      expect(inUse).toMatchObject({ code: 2, stdout: "" });
+      expect(inUse.stderr).toBe(`moomem: INVALID_ARGUMENT: port ${ui.port} on 127.0.0.1 is in use; choose another with --port, or --port 0 for any free port\n`);
     },
     TEST_TIMEOUT_MS,
   );
