@@ -7,7 +7,7 @@ import type { EntriesResponse, RecallResponse } from "../../src/inspector/api-ty
 import { ensureBuilt } from "./helpers/built-package.ts";
 import { runMoomem } from "./helpers/run-cli.ts";
 import { filesOf, makeTempDir, removeDir } from "./helpers/store-files.ts";
-import { ARTIFACTS, launchChromium, rawRequest, startUi, writeDemoStore, type DemoIds, type RunningUi } from "./helpers/inspector.ts";
+import { ARTIFACTS, contrastFailures, launchChromium, rawRequest, startUi, writeDemoStore, type DemoIds, type RunningUi } from "./helpers/inspector.ts";
 
 // Spawning the bin, a browser and a second writer process on a busy 2-core machine can be slow.
 const TEST_TIMEOUT_MS = 60_000;
@@ -39,8 +39,10 @@ afterAll(async () => {
   removeDir(temp);
 });
 
+/** Saves a screenshot of the page and checks its text contrast on the way (every page the suite shows is checked). */
 async function shoot(name: string): Promise<void> {
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  expect(await contrastFailures(page), name).toEqual([]);
 }
 
 /** The cells of each body row of the page's (first) table, as text. */
@@ -263,6 +265,27 @@ describe("moomem ui (read-only) in Chromium", () => {
       expect(text).toMatch(/Embedderhashing[^\s]*Vector dimensions256/);
       expect(text).toContain("read-only, following the writer");
       await shoot("stats");
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "keeps AA text contrast in the dark colour scheme too",
+    async () => {
+      await page.emulateMedia({ colorScheme: "dark" });
+      try {
+        for (const hash of ["#/", "#/users/alice", `#/users/alice/entries/${ids.beijing}`, "#/recall?user=alice&q=Shenzhen%20coffee%20peanuts", "#/stats"]) {
+          await page.goto(`${ui.url}${hash}`);
+          await page.locator("main h1").waitFor();
+          await page.waitForLoadState("networkidle");
+          expect(await contrastFailures(page), hash).toEqual([]);
+        }
+        await page.goto(`${ui.url}#/users/alice/entries/${ids.beijing}`);
+        await page.locator("ol.timeline").waitFor();
+        await page.screenshot({ path: join(ARTIFACTS, "entry-dark.png"), fullPage: true });
+      } finally {
+        await page.emulateMedia({ colorScheme: "light" });
+      }
     },
     TEST_TIMEOUT_MS,
   );

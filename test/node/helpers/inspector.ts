@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
-import { chromium, type Browser } from "playwright-core";
+import { chromium, type Browser, type Page } from "playwright-core";
 import { MemoryStore } from "../../../src/node.ts";
 import { FixedClock } from "../../../src/clock.ts";
 import { RuleExtractor } from "../../helpers/scripted.ts";
@@ -168,5 +168,44 @@ export function rawRequest(
     req.on("error", reject);
     if (options.body !== undefined) req.write(options.body);
     req.end();
+  });
+}
+
+/**
+ * Text whose contrast with its background is below WCAG AA (4.5:1, or 3:1 for large text), as
+ * `"<tag>.<class> "<text>" <ratio>"`. The background is the first ancestor with an opaque colour.
+ */
+export function contrastFailures(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const parse = (css: string): { r: number; g: number; b: number; a: number } => {
+      const parts = (/rgba?\(([^)]+)\)/.exec(css)?.[1] ?? "0 0 0 0").split(/[\s,/]+/).filter(Boolean).map(Number);
+      return { r: parts[0]!, g: parts[1]!, b: parts[2]!, a: parts.length > 3 ? parts[3]! : 1 };
+    };
+    const channel = (c: number): number => {
+      const s = c / 255;
+      return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+    };
+    const luminance = (c: { r: number; g: number; b: number }): number => 0.2126 * channel(c.r) + 0.7152 * channel(c.g) + 0.0722 * channel(c.b);
+    const background = (el: Element | null): { r: number; g: number; b: number; a: number } => {
+      for (let e = el; e !== null; e = e.parentElement) {
+        const c = parse(getComputedStyle(e).backgroundColor);
+        if (c.a >= 0.99) return c;
+      }
+      return { r: 255, g: 255, b: 255, a: 1 };
+    };
+    const failures: string[] = [];
+    for (const el of document.querySelectorAll("body *")) {
+      const text = [...el.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent ?? "").join("").trim();
+      if (text === "" || el.getClientRects().length === 0 || el.closest(".visually-hidden, .skip-link") !== null) continue;
+      const style = getComputedStyle(el);
+      if (style.visibility === "hidden") continue;
+      const fg = luminance(parse(style.color));
+      const bg = luminance(background(el));
+      const ratio = (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
+      const size = parseFloat(style.fontSize);
+      const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
+      if (ratio < (large ? 3 : 4.5)) failures.push(`${el.tagName.toLowerCase()}.${el.className} "${text.slice(0, 30)}" ${ratio.toFixed(2)}`);
+    }
+    return failures;
   });
 }
