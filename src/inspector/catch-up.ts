@@ -28,9 +28,10 @@ export interface CatchUpTarget {
  *
  * SWITCH TO `store.refresh()`: when `MemoryStore.refresh(): Promise<boolean>` lands (readers that
  * follow a writer; it reads only what the writer committed since), this whole body becomes
- * `return target.store.refresh();`, and `storeFingerprint`, `CatchUpTarget.reopen` / `seen` and
- * `StoreHolder.reopen` (src/inspector/store-holder.ts) can go. Nothing else in the inspector knows
- * how catching up works.
+ * `return target.store.refresh();`. Then `storeFingerprint`, `CatchUpTarget.reopen` / `seen`, and
+ * in src/inspector/store-holder.ts `reopen()` and the fingerprint taken in `StoreHolder.open` can
+ * go (the holder's leases keep working: the store is simply never replaced). Nothing else in the
+ * inspector knows how catching up works.
  */
 export async function catchUp(target: CatchUpTarget): Promise<boolean> {
   // The fingerprint is taken before the reopen: a write landing during the reopen then shows as a change next time.
