@@ -155,9 +155,9 @@ describe("moomem ui (read-only) in Chromium", () => {
       const api = (await (await page.request.get(`${ui.url}api/users/alice/entries?limit=3&offset=3`)).json()) as EntriesResponse;
       expect(api.total).toBe(8);
       expect(api.entries.length).toBe(3);
+      // Only the fragment changes, so the previous table stays until the new one is rendered: wait for the answer itself.
       await page.goto(`${ui.url}#/users/alice?limit=25`);
-      await page.locator("main table tbody tr").first().waitFor();
-      expect(await page.locator("nav.pager .summary").textContent()).toBe("Showing 1–8 of 8 memories");
+      await expect.poll(() => page.locator("nav.pager .summary").textContent()).toBe("Showing 1–8 of 8 memories");
 
       // A user the store does not know: a clear message, not an empty table.
       await page.goto(`${ui.url}#/users/nobody`);
@@ -274,10 +274,16 @@ describe("moomem ui (read-only) in Chromium", () => {
     async () => {
       await page.emulateMedia({ colorScheme: "dark" });
       try {
-        for (const hash of ["#/", "#/users/alice", `#/users/alice/entries/${ids.beijing}`, "#/recall?user=alice&q=Shenzhen%20coffee%20peanuts", "#/stats"]) {
+        for (const [hash, heading, ready] of [
+          ["#/", "Users", "main table"],
+          ["#/users/alice", "Memories of alice", "main table"],
+          [`#/users/alice/entries/${ids.beijing}`, `Memory ${ids.beijing}`, "ol.timeline"],
+          ["#/recall?user=alice&q=Shenzhen%20coffee%20peanuts", "Recall playground", "main table"],
+          ["#/stats", "Store", "main table"],
+        ] as const) {
           await page.goto(`${ui.url}${hash}`);
-          await page.locator("main h1").waitFor();
-          await page.waitForLoadState("networkidle");
+          await page.getByRole("heading", { level: 1, name: heading, exact: true }).waitFor();
+          await page.locator(ready).first().waitFor();
           expect(await contrastFailures(page), hash).toEqual([]);
         }
         await page.goto(`${ui.url}#/users/alice/entries/${ids.beijing}`);
@@ -294,7 +300,8 @@ describe("moomem ui (read-only) in Chromium", () => {
     "follows a writer: another process adds, the open page shows it without a restart",
     async () => {
       await page.goto(`${ui.url}#/users/alice`);
-      await page.locator("main table tbody tr").first().waitFor();
+      await page.getByRole("heading", { level: 1, name: "Memories of alice" }).waitFor();
+      await page.getByRole("link", { name: "I switched to black coffee, no more tea" }).waitFor();
       expect(await page.getByText("I started learning the cello").count()).toBe(0);
       const before = filesOf(dir);
       // The agent: a separate process with the writer lock (the inspector holds none).
