@@ -44,6 +44,8 @@ const NODE_ONLY = [
   "src/node.ts",
   "src/cli/**",
   "src/mcp/**",
+  // The inspector's server (its page, under src/inspector/page/, runs in a browser and stays under the core rules).
+  "src/inspector/*.ts",
   "src/persistence/node-*.ts",
   "src/persistence/file-backend.ts",
   "src/persistence/file-lock.ts",

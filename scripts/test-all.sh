@@ -22,6 +22,9 @@ NODE_ONLY_TESTS=(
   test/node/openai/demo.test.ts  # spawns tsx (Node) for the demo: same
   test/node/openai/cli-llm.test.ts  # spawns the built bin with node: same
   test/node/optional-peers.test.ts  # runs the built package in node child processes: same
+  test/node/inspector-browser.test.ts  # spawns `node dist/cli/main.js ui` and drives it with Chromium: same
+  test/node/inspector-write.test.ts    # same
+  test/node/inspector-http.test.ts     # spawns `node dist/cli/main.js ui`: same
 )
 
 declare -a names=() times=() results=()

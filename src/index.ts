@@ -56,6 +56,7 @@ export type {
 export { tokenize } from "./text/tokenizer.ts";
 export { buildProfile } from "./store/profile.ts";
 export type { UserProfile, ProfileSlot, ProfileFact } from "./store/profile.ts";
+export type { UserSummary } from "./store/user-summaries.ts";
 export { formatContext, relativeTime } from "./context/format-context.ts";
 export type { FormatContextOptions, ContextStyle, ContextMemory } from "./context/format-context.ts";
 export { MEMORY_CONTEXT_OPEN, MEMORY_CONTEXT_CLOSE, stripMemoryContext } from "./text/context-markers.ts";

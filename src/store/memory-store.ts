@@ -39,6 +39,7 @@ import { WriteQueue } from "./write-queue.ts";
 import { makeEntryId } from "./ids.ts";
 import { toPublicEntry, toRecallHit } from "./public-entry.ts";
 import { buildProfile, type UserProfile } from "./profile.ts";
+import { summarizeUsers, type UserSummary } from "./user-summaries.ts";
 import { matchesFilter, readFilter, type EntryFilter } from "./entry-filter.ts";
 import { EXPORT_FORMAT, entryLine, headerLine, parseImport } from "./jsonl-transfer.ts";
 import {
@@ -750,6 +751,21 @@ export class MemoryStore {
       this.#checkOpen();
       checkUserId(userId);
       return this.#durable(() => buildProfile(this.#state.entriesOf(userId).filter((r) => isLive(r.status)).map(toPublicEntry), userId));
+    });
+  }
+
+  /**
+   * Every user with at least one entry: counts per status and the time of their latest change, sorted by user id.
+   *
+   * @example
+   * ```ts
+   * for (const u of await mem.users()) console.log(u.userId, u.active, new Date(u.lastWriteAt));
+   * ```
+   */
+  users(): Promise<UserSummary[]> {
+    return this.#track(async () => {
+      this.#checkOpen();
+      return this.#durable(() => summarizeUsers(this.#state.users(), (u) => this.#state.entriesOf(u)));
     });
   }
 

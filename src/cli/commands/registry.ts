@@ -14,6 +14,7 @@ import { importCommand } from "./import.ts";
 import { reembedCommand } from "./reembed.ts";
 import { reextractCommand } from "./reextract.ts";
 import { mcpCommand } from "./mcp.ts";
+import { uiCommand } from "./ui.ts";
 
 export const COMMANDS: readonly Command[] = [
   addCommand,
@@ -29,6 +30,7 @@ export const COMMANDS: readonly Command[] = [
   reembedCommand,
   reextractCommand,
   mcpCommand,
+  uiCommand,
 ];
 
 /** The command named `name`, if there is one. */
