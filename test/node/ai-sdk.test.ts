@@ -82,8 +82,8 @@ describe("memoryTools inside generateText", () => {
     const recalled = result.steps[1]!.toolResults[0]!;
     expect(recalled.output).toEqual({
       memories: expect.arrayContaining([
-        { id: expect.any(String), content: "User is allergic to peanuts", kind: "unstructured", date: "2024-03-10", when: "just now" },
-        { id: expect.any(String), content: "I moved to Lisbon last spring", kind: "unstructured", date: "2024-03-07", when: "3 days ago" },
+        { id: expect.any(String), content: "User is allergic to peanuts", kind: "fact", date: "2024-03-10", when: "just now" },
+        { id: expect.any(String), content: "I moved to Lisbon last spring", kind: "fact", date: "2024-03-07", when: "3 days ago" },
       ]),
     });
     expect((recalled.output as { memories: unknown[] }).memories).toHaveLength(2);

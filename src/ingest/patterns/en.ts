@@ -26,6 +26,8 @@ const SCHOOL_WORD = String.raw`(?:school|elementary|primary|middle|high|college|
 const NOT_A_NAME = String.raw`(?:${LANGUAGE}|american|british|canadian|australian|indian|mexican|brazilian|irish|scottish|african|asian|european|latin[ao]?|catholic|christian|muslim|jewish|buddhist|hindu|sikh|atheist|english|gay|trans|deaf|blind)`;
 /** A value ending at the end of the clause, with trailing punctuation left out. */
 const VALUE = String.raw`(?<value>.+?)${END}`;
+/** One item of a slot with many values: up to the first comma or semicolon ("peanuts, never suggest satay" → "peanuts"). */
+const ITEM = String.raw`(?<value>[^,;]+?)(?:\s*[,;].*)?${END}`;
 
 const rule = (pattern: string, key: string, kind: StatementKind, names?: readonly string[]): SlotRule =>
   names === undefined ? { pattern: new RegExp(`^${pattern}`, "iu"), key, kind } : { pattern: new RegExp(`^${pattern}`, "iu"), key, kind, names };
@@ -100,11 +102,11 @@ const SLOTS: readonly SlotRule[] = [
   rule(String.raw`i\s+${ADV}(?:eat|started\s+eating|am\s+eating|'m\s+eating)\s+meat\b`, "diet", "preference"),
   rule(String.raw`i\s+${ADV}keep\s+(?:kosher|halal)\b`, "diet", "preference"),
   rule(String.raw`${I_AM}\s+${ADV}(?:not|no\s+longer)\s+allergic\s+to\s+(?<value>.+?)${ANY_MORE}${END}`, "allergy_{value}", "fact"),
-  rule(String.raw`${I_AM}\s+${ADV}(?:severely\s+|very\s+|mildly\s+|highly\s+|slightly\s+|deathly\s+|extremely\s+|a\s+bit\s+|a\s+little\s+)?allergic\s+to\s+${VALUE}`, "allergy_{value}", "fact"),
+  rule(String.raw`${I_AM}\s+${ADV}(?:severely\s+|very\s+|mildly\s+|highly\s+|slightly\s+|deathly\s+|extremely\s+|a\s+bit\s+|a\s+little\s+)?allergic\s+to\s+${ITEM}`, "allergy_{value}", "fact"),
   rule(String.raw`i\s+${ADV}have\s+an?\s+(?:severe\s+|mild\s+|bad\s+)?(?<value>[\w\s-]+?)\s+allergy\b`, "allergy_{value}", "fact"),
   rule(String.raw`i\s+${ADV}(?:can\s+eat|eat|drink|can\s+drink|started\s+eating)\s+(?<value>.+?)\s+again${END}`, "avoid_{value}", "preference"),
-  rule(String.raw`i\s+${ADV}(?:no\s+longer|don't|do\s+not)\s+avoid\s+${VALUE}`, "avoid_{value}", "preference"),
-  rule(String.raw`i\s+${ADV}(?:avoid|don't\s+eat|do\s+not\s+eat|can't\s+eat|cannot\s+eat|never\s+eat|stopped\s+eating|gave\s+up|cut\s+out|don't\s+drink|do\s+not\s+drink|can't\s+drink|never\s+drink|stopped\s+drinking)\s+${VALUE}`, "avoid_{value}", "preference"),
+  rule(String.raw`i\s+${ADV}(?:no\s+longer|don't|do\s+not)\s+avoid\s+${ITEM}`, "avoid_{value}", "preference"),
+  rule(String.raw`i\s+${ADV}(?:avoid|don't\s+eat|do\s+not\s+eat|can't\s+eat|cannot\s+eat|never\s+eat|stopped\s+eating|gave\s+up|cut\s+out|don't\s+drink|do\s+not\s+drink|can't\s+drink|never\s+drink|stopped\s+drinking)\s+${ITEM}`, "avoid_{value}", "preference"),
   // Languages.
   rule(String.raw`my\s+(?:native|first|mother)\s+(?:language|tongue)\s+is\s+${VALUE}`, "native_language", "fact"),
   rule(String.raw`i\s+${ADV}(?:don't|do\s+not|no\s+longer|can't|cannot)\s+speak\s+(?<value>${LANGUAGE})\b`, "speaks_{value}", "fact"),
@@ -114,11 +116,11 @@ const SLOTS: readonly SlotRule[] = [
   rule(String.raw`my\s+(?<who>${ONE_RELATIVE}|${PET}|sister|brother|kids?)'s\s+(?:all[-\s]time\s+|absolute\s+|current\s+)?(?:favou?rite|fave)\s+(?<thing>[\w\s]+?)\s+(?:is|are|was|has\s+always\s+been)\s+${VALUE}`, "{who}_favorite_{thing}", "preference"),
   rule(String.raw`my\s+(?:all[-\s]time\s+|absolute\s+|current\s+|new\s+)?(?:favou?rite|fave)\s+(?<thing>[\w\s]+?)\s+(?:is|are|would\s+be|has\s+to\s+be)\s+${VALUE}`, "favorite_{thing}", "preference"),
   rule(String.raw`(?<value>[^,]+?)\s+(?:is|are)\s+(?:now\s+)?my\s+(?:new\s+|all[-\s]time\s+|absolute\s+)?(?:favou?rite|fave)\s+(?<thing>[\w\s]+?)${END}`, "favorite_{thing}", "preference"),
-  rule(String.raw`my\s+(?<who>${ONE_RELATIVE}|${PET})\s+${ADV}(?:likes|loves|enjoys|adores|hates|dislikes)\s+${VALUE}`, "{who}_likes_{value}", "preference"),
+  rule(String.raw`my\s+(?<who>${ONE_RELATIVE}|${PET})\s+${ADV}(?:likes|loves|enjoys|adores|hates|dislikes)\s+${ITEM}`, "{who}_likes_{value}", "preference"),
   rule(String.raw`i\s+${ADV}(?:don't|do\s+not|no\s+longer)\s+(?:really\s+|particularly\s+|much\s+)?(?:like|love|enjoy|care\s+for)\s+(?<value>.+?)${ANY_MORE}${END}`, "likes_{value}", "preference"),
-  rule(String.raw`i\s+${ADV}(?:hate|dislike|detest|can't\s+stand|cannot\s+stand)\s+${VALUE}`, "likes_{value}", "preference"),
-  rule(String.raw`i\s+${ADV}(?:really\s+|absolutely\s+|totally\s+|kind\s+of\s+|kinda\s+)?(?:like|love|enjoy|adore|prefer)\s+${VALUE}`, "likes_{value}", "preference"),
-  rule(String.raw`${I_AM}\s+${ADV}(?:a\s+(?:big\s+|huge\s+)?fan\s+of|really\s+into|into|fond\s+of|passionate\s+about)\s+${VALUE}`, "likes_{value}", "preference"),
+  rule(String.raw`i\s+${ADV}(?:hate|dislike|detest|can't\s+stand|cannot\s+stand)\s+${ITEM}`, "likes_{value}", "preference"),
+  rule(String.raw`i\s+${ADV}(?:really\s+|absolutely\s+|totally\s+|kind\s+of\s+|kinda\s+)?(?:like|love|enjoy|adore|prefer)\s+${ITEM}`, "likes_{value}", "preference"),
+  rule(String.raw`${I_AM}\s+${ADV}(?:a\s+(?:big\s+|huge\s+)?fan\s+of|really\s+into|into|fond\s+of|passionate\s+about)\s+${ITEM}`, "likes_{value}", "preference"),
   // Everyday settings that change over time.
   rule(String.raw`i\s+${ADV}drive\s+an?\s+${VALUE}`, "car", "fact"),
   rule(String.raw`i\s+${ADV}(?:commute|go\s+to\s+work|get\s+to\s+work|travel\s+to\s+work)\s+(?:by|on)\s+${VALUE}`, "commute", "fact"),
