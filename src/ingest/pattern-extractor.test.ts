@@ -132,13 +132,15 @@ const ENGLISH_DROPPED = [
   "awesome", "I'm so tired right now", "hmm let me think", "nice weather huh", "really?", "Can I eat peanuts?",
   "what should I cook for lunch", "Do you know a good Thai place", "Could you book me a table for two",
   "please summarize this article", "tell me a joke", "let's talk about something else", "I wonder if it will rain",
-  "thanks, bye!", "Good night!", "OK thanks", "I love it", "you're the best",
+  "thanks, bye!", "Good night!", "OK thanks", "I love it", "you're the best", "You are wrong", "forget it",
+  "that's not what I meant", "👍", "😂😂",
 ];
 
 const CHINESE_DROPPED = [
   "你好", "您好！", "早上好", "谢谢", "谢谢你！", "好的", "好的谢谢", "嗯嗯", "哈哈哈", "再见", "拜拜~", "没问题",
   "不客气", "今天好累啊哈哈", "我好困", "天气不错", "我能吃花生吗？", "我能吃花生吗", "你觉得我该吃什么",
   "今天吃什么好呢", "帮我订一家餐厅", "请推荐一部电影", "给我讲个笑话", "你是谁", "是不是要下雨了", "明白了，谢谢！",
+  "这个不对", "不是这个意思",
 ];
 
 describe("PatternExtractor: what it drops", () => {
@@ -231,6 +233,14 @@ describe("PatternExtractor: statements it keeps as said", () => {
       ["I'm allergic to peanuts", "allergy_peanut"],
     ]);
     expect(await extractor.extract("u", "<moomem-context>\n- I live in Beijing\n</moomem-context>")).toEqual([]);
+  });
+
+  it("leaves out fenced code the user pasted", async () => {
+    const facts = await extract("I live in Paris.\n```js\nconst x = 1;\nconsole.log(x);\n```\nwhy does this fail? I'm a developer.\n~~~\nrm -rf /tmp/x\n");
+    expect(facts.map((f) => [f.content, f.key])).toEqual([
+      ["I live in Paris.", "home_city"],
+      ["I'm a developer.", "job_title"],
+    ]);
   });
 
   it("never throws, keeps the user's own words, and makes well-formed keys (property)", async () => {

@@ -8,6 +8,9 @@ import { readClauses } from "./pattern-engine.ts";
 import { userText } from "./transcript.ts";
 import { DEFAULT_LANGUAGES } from "./patterns/default-languages.ts";
 
+/** A fenced code block (``` or ~~~), closed or running to the end of the text. */
+const CODE_FENCE = /(```|~~~)[^\n]*\n[\s\S]*?(?:\1|$)/gu;
+
 /** Options of {@link PatternExtractor}. */
 export interface PatternExtractorOptions {
   /** The languages it reads (default {@link DEFAULT_LANGUAGES}: English and Chinese). Add a table to add a language. */
@@ -29,7 +32,8 @@ export interface PatternExtractorOptions {
  * - keeps every other statement as it was said, of kind `preference` or `event` when a cue says so,
  *   else `fact`, without a key.
  *
- * For a transcript only the user's messages are read; `<moomem-context>` blocks are removed first.
+ * For a transcript only the user's messages are read; `<moomem-context>` blocks and fenced code
+ * blocks are removed first.
  * The rules are data: one {@link LanguageTable} per language (`src/ingest/patterns/`).
  *
  * @example
@@ -51,7 +55,8 @@ export class PatternExtractor implements Extractor {
   }
 
   extract(_userId: string, input: string | readonly ChatMessage[]): Promise<ExtractedFact[]> {
-    const text = typeof input === "string" ? stripMemoryContext(input) : userText(input);
+    // Fenced code (``` … ```) is material the user pasted, not statements about them.
+    const text = (typeof input === "string" ? stripMemoryContext(input) : userText(input)).replace(CODE_FENCE, "\n");
     const facts: ExtractedFact[] = [];
     for (const outcome of readClauses(text, this.#languages)) if ("fact" in outcome) facts.push(outcome.fact);
     return Promise.resolve(facts);
