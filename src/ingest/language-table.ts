@@ -81,6 +81,12 @@ export interface LanguageTable {
   readonly filler: RegExp;
   /** Time words at the start ("these days", "now"): ignored while matching slot rules, kept in the stored fact. */
   readonly lead: RegExp;
+  /**
+   * Rewrites of the matching form, tried in order (each once, from the start), so that statements
+   * about "the user" as agents write them ("User lives in Berlin", 用户住在北京) read as the user's
+   * own ("I live in Berlin") and fill the same slots. The stored fact keeps its words.
+   */
+  readonly perspective: ReadonlyArray<readonly [RegExp, string]>;
   /** A clause matching any of these is a question (dropped). */
   readonly question: readonly RegExp[];
   /**

@@ -106,7 +106,7 @@ export function readClause(raw: string, table: LanguageTable | undefined): Claus
   const text = matchForm(clause);
   if (table.question.some((q) => q.test(text))) return { clause: raw, dropped: "question" };
   if (isSmallTalk(text, table)) return { clause: raw, dropped: "small-talk" };
-  const body = text.replace(table.lead, "");
+  const body = firstPerson(text.replace(table.lead, ""), table);
   for (const rule of table.slots) {
     const match = rule.pattern.exec(body);
     if (match === null || !namesHold(rule, match)) continue;
@@ -117,6 +117,13 @@ export function readClause(raw: string, table: LanguageTable | undefined): Claus
   }
   if (table.request.some((r) => r.test(text))) return { clause: raw, dropped: "request" };
   return { clause: raw, fact: { content: clause, kind: plainKind(text, table), sourceSpan: raw } };
+}
+
+/** The table's perspective rewrites, in order: "User lives in Berlin" → "i live in Berlin". */
+function firstPerson(text: string, table: LanguageTable): string {
+  let out = text;
+  for (const [from, to] of table.perspective) out = out.replace(from, to);
+  return out;
 }
 
 /** Phrase, glue, phrase… to the end, left to right with sticky expressions (linear in the text's length). */

@@ -171,6 +171,23 @@ describe("PatternExtractor: slot keys", () => {
     for (const [text, key, kind] of MULTI_VALUED) expect(await extract(text), text).toEqual([{ content: text, kind, key, sourceSpan: text }]);
   });
 
+  it("reads statements about 'the user', as agents write them, like the user's own", async () => {
+    const thirdPerson: Array<[string, string]> = [
+      ["User is allergic to peanuts", "allergy_peanut"],
+      ["User lives in Berlin", "home_city"],
+      ["The user moved to Shenzhen", "home_city"],
+      ["User no longer lives in Paris", "home_city"],
+      ["User's name is Anna", "name"],
+      ["User works at Google", "employer"],
+      ["User isn't vegan anymore", "diet"],
+      ["User has a dog named Rex", "dog_name"],
+      ["User was born in 1990", "birth_year"],
+      ["用户住在北京", "home_city"],
+      ["用户对花生过敏", "allergy_花生"],
+    ];
+    for (const [text, key] of thirdPerson) expect((await extract(text))[0], text).toMatchObject({ content: text, key });
+  });
+
   it("fills no slot when the words only look like one", async () => {
     const notKeyed = ["My girlfriend is pregnant", "My mother is Chinese", "I work from home", "我叫了外卖", "I go to the gym on Mondays", "I like long walks on the beach at sunset with my old dog"];
     for (const text of notKeyed) {

@@ -139,7 +139,19 @@ export const ENGLISH: LanguageTable = {
     /\s*(?:[,;]\s*(?:and|but|so|also|plus)?|\s(?:and|but|so|plus|also))\s+(?=(?:i|i'm|i’m|i've|i’ve|i'd|i’d|my|we|we're|we’re|our)\s)|\s*[,;]\s*(?=(?:can|could|should|would|will|do|does|did|is|are|what|how|why|where|when|which|who|please)\s)/giu,
   filler:
     /^(?:(?:oh|ah|well|yes|yeah|yep|no|nope|ok|okay|alright|right|hey|hi|hello|hiya|um+|uh+|hmm+|lol|haha+|sure|great|cool|thanks|thank\s+you)(?:\s*[,!.:;…-]+\s*|$)|(?:oh\s+and|so|and|also|but|btw|by\s+the\s+way|anyway|anyways|actually|honestly|basically|fyi|ps|p\.s\.|just\s+so\s+you\s+know|for\s+the\s+record|for\s+your\s+information|(?:please\s+)?(?:remember|note|keep\s+in\s+mind|don[’']t\s+forget)(?:\s+that)?|(?:just\s+)?(?:a\s+)?(?:quick\s+)?(?:reminder|update|correction)|as\s+i\s+(?:said|mentioned)|like\s+i\s+said)(?:\s*[,!.:;…-]+\s*|\s+|$))+/iu,
-  lead: /^(?:(?:now|currently|these\s+days|nowadays|lately|recently|at\s+the\s+moment|right\s+now|as\s+of\s+(?:now|today)|from\s+now\s+on|since\s+then|(?:last|this)\s+(?:week|month|year|weekend|summer|spring|fall|autumn|winter)|yesterday|today)[,\s]+)+/iu,
+  lead: /^(?:(?:now|currently|usually|normally|these\s+days|nowadays|lately|recently|at\s+the\s+moment|right\s+now|as\s+of\s+(?:now|today)|from\s+now\s+on|since\s+then|(?:last|this)\s+(?:week|month|year|weekend|summer|spring|fall|autumn|winter)|yesterday|today)[,\s]+)+/iu,
+  perspective: [
+    [/^(?:the\s+)?user's\s+/iu, "my "],
+    [/^(?:the\s+)?user\s+(?:isn't|is\s+not)\s+/iu, "i am not "],
+    [/^(?:the\s+)?user\s+is\s+/iu, "i am "],
+    [/^(?:the\s+)?user\s+was\s+/iu, "i was "],
+    [/^(?:the\s+)?user\s+has\s+/iu, "i have "],
+    [/^(?:the\s+)?user\s+(?:doesn't|does\s+not)\s+/iu, "i don't "],
+    // "lives" → "live", "goes" → "go", also after an adverb ("no longer lives").
+    [/^(?:the\s+)?user\s+((?:(?:no\s+longer|never|now|still|also|really|just|recently|usually|currently)\s+)*)(\w+(?:ss|sh|ch|x|z|o))es\b/iu, "i $1$2"],
+    [/^(?:the\s+)?user\s+((?:(?:no\s+longer|never|now|still|also|really|just|recently|usually|currently)\s+)*)(\w+[^s\W])s\b/iu, "i $1$2"],
+    [/^(?:the\s+)?user\s+/iu, "i "],
+  ],
   question: [
     /\?[\s"')\]»”]*$/u,
     /^(?:what|who|whom|whose|which|where|when|why|how)(?:'s|'re|'d|'ll)?\s+(?:is|are|was|were|do|does|did|can|could|should|would|will|shall|may|might|about|many|much|long|often|old|far|come|i|you|we|they|my|your|the|to|a)\b/iu,
