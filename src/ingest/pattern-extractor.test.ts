@@ -24,6 +24,7 @@ const ENGLISH_SLOTS: Keyed[] = [
   ["I no longer live in Paris", "home_city", "fact"],
   ["My mother lives in Lisbon", "mother_home_city", "fact"],
   ["I'm originally from Leeds", "hometown", "fact"],
+  ["I'm from Leeds", "hometown", "fact"],
   ["I grew up in York", "hometown", "fact"],
   ["I was born in Shanghai", "birthplace", "fact"],
   ["I was born in 1990", "birth_year", "fact"],
@@ -140,7 +141,7 @@ const CHINESE_DROPPED = [
   "你好", "您好！", "早上好", "谢谢", "谢谢你！", "好的", "好的谢谢", "嗯嗯", "哈哈哈", "再见", "拜拜~", "没问题",
   "不客气", "今天好累啊哈哈", "我好困", "天气不错", "我能吃花生吗？", "我能吃花生吗", "你觉得我该吃什么",
   "今天吃什么好呢", "帮我订一家餐厅", "请推荐一部电影", "给我讲个笑话", "你是谁", "是不是要下雨了", "明白了，谢谢！",
-  "这个不对", "不是这个意思",
+  "这个不对", "不是这个意思", "我爱你",
 ];
 
 describe("PatternExtractor: what it drops", () => {
@@ -189,7 +190,10 @@ describe("PatternExtractor: slot keys", () => {
   });
 
   it("fills no slot when the words only look like one", async () => {
-    const notKeyed = ["My girlfriend is pregnant", "My mother is Chinese", "I work from home", "我叫了外卖", "I go to the gym on Mondays", "I like long walks on the beach at sunset with my old dog"];
+    const notKeyed = [
+      "My girlfriend is pregnant", "My mother is Chinese", "I work from home", "我叫了外卖", "I go to the gym on Mondays",
+      "I like long walks on the beach at sunset with my old dog", "I'm from the marketing team", "I live in the moment",
+    ];
     for (const text of notKeyed) {
       const facts = await extract(text);
       expect(facts, text).toHaveLength(1);

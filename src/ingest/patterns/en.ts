@@ -24,6 +24,8 @@ const JOB = String.raw`(?:engineer|developer|programmer|coder|designer|teacher|n
 const SCHOOL_WORD = String.raw`(?:school|elementary|primary|middle|high|college|university|uni|academy|kindergarten|preschool|nursery|institute|polytechnic|daycare)`;
 /** Capitalised words that say what someone is, not what they are called ("My mother is Chinese"). */
 const NOT_A_NAME = String.raw`(?:${LANGUAGE}|american|british|canadian|australian|indian|mexican|brazilian|irish|scottish|african|asian|european|latin[ao]?|catholic|christian|muslim|jewish|buddhist|hindu|sikh|atheist|english|gay|trans|deaf|blind)`;
+/** What one "lives in" without it being a place. */
+const NOT_A_PLACE = String.raw`(?:the\s+(?:moment|past|present|future|now)|fear|hope|denial|peace|harmony|poverty|luxury|a\s+bubble|my\s+head|a\s+dream)`;
 /** A value ending at the end of the clause, with trailing punctuation left out. */
 const VALUE = String.raw`(?<value>.+?)${END}`;
 /** One item of a slot with many values: up to the first comma or semicolon ("peanuts, never suggest satay" → "peanuts"). */
@@ -50,13 +52,15 @@ const SLOTS: readonly SlotRule[] = [
   rule(String.raw`i\s+was\s+born\s+in\s+(?<year>(?:19|20)\d\d)\b`, "birth_year", "fact"),
   rule(String.raw`i\s+was\s+born\s+(?:and\s+raised\s+)?in\s+${VALUE}`, "birthplace", "fact"),
   // Hometown.
-  rule(String.raw`${I_AM}\s+${ADV}(?:originally\s+)?from\s+${VALUE}`, "hometown", "fact"),
+  rule(String.raw`${I_AM}\s+${ADV}originally\s+from\s+${VALUE}`, "hometown", "fact"),
+  // "I'm from Leeds", but not "I'm from the marketing team": a place is written with a capital.
+  rule(String.raw`${I_AM}\s+${ADV}from\s+${VALUE}`, "hometown", "fact", ["value"]),
   rule(String.raw`i\s+(?:originally\s+)?come\s+from\s+${VALUE}`, "hometown", "fact"),
   rule(String.raw`i\s+grew\s+up\s+in\s+${VALUE}`, "hometown", "fact"),
   rule(String.raw`my\s+home\s?town\s+is\s+${VALUE}`, "hometown", "fact"),
   // Where the user (or one of theirs) lives.
   rule(String.raw`${HOUSEHOLD}\s+${ADV}(?:don't|do\s+not|no\s+longer)\s+live\s+in\s+${VALUE}`, "home_city", "fact"),
-  rule(String.raw`${HOUSEHOLD}\s+${ADV}live\s+in\s+${VALUE}`, "home_city", "fact"),
+  rule(String.raw`${HOUSEHOLD}\s+${ADV}live\s+in\s+(?!${NOT_A_PLACE}\b)${VALUE}`, "home_city", "fact"),
   rule(String.raw`(?:${I_AM}|we're|we\s+are)\s+${ADV}(?:living|based)\s+in\s+${VALUE}`, "home_city", "fact"),
   rule(String.raw`${HOUSEHOLD}${HAVE}\s+${ADV}(?:moved|relocated)(?:\s+back)?\s+(?:to|into)\s+${VALUE}`, "home_city", "fact"),
   rule(String.raw`my\s+(?:home|address)\s+is\s+(?:now\s+)?in\s+${VALUE}`, "home_city", "fact"),
