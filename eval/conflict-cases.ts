@@ -120,6 +120,82 @@ export const LOOKALIKES: readonly ConflictCase[] = [
   p("zh", "两件设备", f("我用苹果手机", "phone"), f("我用苹果电脑", "computer")),
 ];
 
+/**
+ * Changes added with the offline pattern extractor (issue 14): the slots it must key (name, hometown,
+ * birthday, partner, children's and pets' names, school…) in wordings of their own, and "no longer"
+ * statements that retire a value. Written before the pattern tables were tuned on the eval.
+ */
+export const CHANGE_FAMILIES: readonly ConflictCase[] = [
+  c("en", "no longer", "home_city", "I live in Paris", "I no longer live in Paris"),
+  c("en", "allergy gone", "allergy_dogs", "I'm allergic to dogs", "I'm not allergic to dogs anymore"),
+  c("en", "what to call me", "preferred_name", "Please call me Rob", "Actually, call me Bobby"),
+  c("en", "name", "name", "My name is Robert Miller", "My name is actually Robert Millar"),
+  c("en", "hometown", "hometown", "I'm originally from Leeds", "I grew up in York"),
+  c("en", "birthday", "birthday", "My birthday is on March 3", "My birthday is actually on March 5"),
+  c("en", "partner", "partner_name", "My wife's name is Julia", "My wife is called Sophie"),
+  c("en", "pet name", "cat_name", "My cat's name is Luna", "We renamed our cat Mochi"),
+  c("en", "school", "school", "I go to Lincoln High School", "I'm now studying at Boston University"),
+  c("en", "quit job", "employer", "I work for Acme", "I quit my job"),
+  c("en", "diet", "diet", "I'm vegan", "I'm not vegan anymore"),
+  c("en", "age", "age", "I'm 41", "I turned 42 last week"),
+  c("en", "favourite", "favorite_band", "My favorite band is Queen", "These days my favourite band is Muse"),
+  c("en", "job title", "job_title", "I'm a nurse", "I became a paramedic"),
+  c("en", "dislike now", "likes_jazz", "I love jazz", "I don't like jazz anymore"),
+  c("zh", "不再住", "home_city", "我住在广州", "我不住在广州了"),
+  c("zh", "过敏好了", "allergy_cats", "我对猫过敏", "我现在对猫不过敏了"),
+  c("zh", "称呼", "preferred_name", "叫我小明就行", "以后叫我阿明吧"),
+  c("zh", "名字", "name", "我叫王小明", "我改名叫王明了"),
+  c("zh", "老家", "hometown", "我老家是湖南的", "我老家其实在湖北"),
+  c("zh", "生日", "birthday", "我的生日是三月三号", "我的生日其实是三月五号"),
+  c("zh", "伴侣", "partner_name", "我女朋友叫小雪", "我现在的女朋友叫小雨"),
+  c("zh", "宠物名字", "dog_name", "我家的狗叫旺财", "我们给狗改名叫来福了"),
+  c("zh", "学校", "school", "我在北京大学读书", "我转学到清华大学了"),
+  c("zh", "辞职", "employer", "我在百度上班", "我从百度辞职了"),
+  c("zh", "饮食", "diet", "我是素食者", "我不再吃素了"),
+  c("zh", "年龄", "age", "我今年三十五岁", "我今年三十六岁了"),
+  c("zh", "最喜欢", "favorite_book", "我最喜欢的书是三体", "我现在最喜欢的书是活着"),
+  c("zh", "职业", "job_title", "我是护士", "我现在当医生了"),
+];
+
+/**
+ * Look-alikes that broke the offline judge before issue 14, and the multi-valued slots: facts that
+ * differ in a number, an identifier, a name or a date (numbered orders and tickets, templated
+ * memories differing in their variables), and second values of things a person has several of.
+ */
+export const LOOKALIKE_FAMILIES: readonly ConflictCase[] = [
+  p("en", "two orders", f("My order #1234 shipped today", "order_1234"), f("My order #5678 shipped today", "order_5678")),
+  p("en", "two tickets", f("Support ticket 48213 is still open", "ticket_48213"), f("Support ticket 48377 is still open", "ticket_48377")),
+  p("en", "two invoices", f("Invoice INV-2024-017 was paid on time", "invoice_017"), f("Invoice INV-2024-018 was paid on time", "invoice_018")),
+  p("en", "two bookings", f("I booked flight LH721 to Munich", "flight_lh721"), f("I booked flight LH723 to Munich", "flight_lh723")),
+  p("zh", "两个订单", f("我的订单1234已经发货了", "order_1234"), f("我的订单5678已经发货了", "order_5678")),
+  p("zh", "两张工单", f("工单号48213还没处理", "ticket_48213"), f("工单号48377还没处理", "ticket_48377")),
+  p("zh", "两个快递", f("快递单号SF1234567890已经签收", "parcel_890"), f("快递单号SF1234567999已经签收", "parcel_999")),
+  p("en", "templated", f("memory 3: I like rice and beans, not fish (3)", "note_3"), f("memory 7: I like rice and beans, not fish (7)", "note_7")),
+  p("en", "templated", f("memory 12: I like tea and cake, not coffee (12)", "note_12"), f("memory 13: I like tea and bread, not coffee (13)", "note_13")),
+  p("en", "templated", f("Reminder 4: water the plants on the balcony", "reminder_4"), f("Reminder 5: water the plants in the kitchen", "reminder_5")),
+  p("en", "templated", f("Note for project Alpha: the deadline moved to Friday", "note_alpha"), f("Note for project Beta: the deadline moved to Friday", "note_beta")),
+  p("zh", "模板", f("备忘3：我喜欢米饭和豆子，不喜欢鱼（3）", "note_3"), f("备忘7：我喜欢米饭和豆子，不喜欢鱼（7）", "note_7")),
+  p("zh", "模板", f("提醒4：给阳台的花浇水", "reminder_4"), f("提醒5：给厨房的花浇水", "reminder_5")),
+  p("en", "two friends", f("I had lunch with Anna today", "lunch_anna"), f("I had lunch with Maria today", "lunch_maria")),
+  p("en", "two colleagues", f("Tom from accounting helped me with the report", "helper_tom"), f("Jack from accounting helped me with the report", "helper_jack")),
+  p("en", "two cities visited", f("Last summer I visited Rome with my parents", "trip_rome"), f("Last summer I visited Vienna with my parents", "trip_vienna")),
+  p("zh", "两个朋友", f("我今天和小王一起吃了午饭", "lunch_wang"), f("我今天和小李一起吃了午饭", "lunch_li")),
+  p("zh", "两个同事", f("财务部的张伟帮我做了报表", "helper_zhang"), f("财务部的李娜帮我做了报表", "helper_li")),
+  p("en", "two dates", f("I have a dentist appointment on May 3", "dentist_may"), f("I have a dentist appointment on June 10", "dentist_june")),
+  p("en", "two days", f("I went to the cinema on Monday", "cinema_monday"), f("I went to the cinema on Friday", "cinema_friday")),
+  p("en", "two years", f("I ran a marathon in 2019", "marathon_2019"), f("I ran a marathon in 2022", "marathon_2022")),
+  p("en", "two bills", f("I paid the electricity bill on March 2", "bill_march"), f("I paid the electricity bill on April 2", "bill_april")),
+  p("zh", "两次看电影", f("我周一去看了电影", "cinema_monday"), f("我周五去看了电影", "cinema_friday")),
+  p("zh", "两次马拉松", f("我2019年跑过马拉松", "marathon_2019"), f("我2022年跑过马拉松", "marathon_2022")),
+  p("zh", "两次缴费", f("我三月二号交了电费", "bill_march"), f("我四月二号交了电费", "bill_april")),
+  p("en", "two allergies", f("I'm allergic to shellfish", "allergy_shellfish"), f("I'm allergic to penicillin", "allergy_penicillin")),
+  p("en", "two languages", f("I speak French", "speaks_french"), f("I speak German", "speaks_german")),
+  p("en", "two likes", f("I love jazz", "likes_jazz"), f("I love hip hop", "likes_hip_hop")),
+  p("zh", "两种语言", f("我会说英语", "speaks_english"), f("我会说日语", "speaks_japanese")),
+  p("zh", "两种过敏", f("我对海鲜过敏", "allergy_seafood"), f("我对青霉素过敏", "allergy_penicillin")),
+  p("zh", "两种爱好", f("我喜欢爵士乐", "likes_jazz"), f("我喜欢摇滚乐", "likes_rock")),
+];
+
 /** Facts the user already has before each case, so the judge sees realistic neighbours. */
 export const BACKGROUND: Readonly<Record<"en" | "zh", readonly Fact[]>> = {
   en: [

@@ -1,4 +1,5 @@
-// `npm run eval:conflict`: supersede accuracy and false-supersede rate of the default judge, with and without slot keys.
+// `npm run eval:conflict`: supersede accuracy and false-supersede rate of the default judge, with slot keys from a
+// model-like extractor, with the offline default extractor, and on raw text.
 //
 // Usage: tsx eval/conflict.ts [--no-report] [--verbose]
 // Each case runs in a fresh store: the user's background facts, then the old fact, then the new one.
@@ -7,9 +8,14 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { MemoryStore } from "../src/store/memory-store.ts";
 import { FixedClock } from "../src/clock.ts";
 import { RawExtractor } from "../src/ingest/raw-extractor.ts";
-import type { ConflictJudge, ExtractedFact, Extractor, MemoryEntry, Verdict } from "../src/types.ts";
-import { SimilarityJudge, type JudgeCandidate } from "../src/ingest/similarity-judge.ts";
-import { BACKGROUND, CHANGES, LOOKALIKES, type ConflictCase, type Fact } from "./conflict-cases.ts";
+import { PatternExtractor } from "../src/ingest/pattern-extractor.ts";
+import type { ConflictJudge, ExtractedFact, Extractor, MemoryEntry } from "../src/types.ts";
+import { BACKGROUND, CHANGES as CHANGES_0_1, CHANGE_FAMILIES, LOOKALIKES as LOOKALIKES_0_1, LOOKALIKE_FAMILIES, type ConflictCase, type Fact } from "./conflict-cases.ts";
+
+/** Every change case: the 44 of 0.1, then the families added in issue 14. */
+const CHANGES: readonly ConflictCase[] = [...CHANGES_0_1, ...CHANGE_FAMILIES];
+/** Every look-alike pair: the 42 of 0.1, then the families added in issue 14. */
+const LOOKALIKES: readonly ConflictCase[] = [...LOOKALIKES_0_1, ...LOOKALIKE_FAMILIES];
 
 /**
  * Stands in for an LLM extractor: returns each known sentence as one fact with the slot key a model
@@ -31,40 +37,23 @@ export class ScriptedKeyExtractor implements Extractor {
   }
 }
 
-/**
- * The default judge as it was before the containment rule (threshold on similarity alone), kept here
- * so the report can show before and after on the same cases.
- */
-class ThresholdOnlyJudge implements ConflictJudge {
-  readonly name: string = "similarity-before";
-  readonly #inner = new SimilarityJudge();
-
-  judge(fact: ExtractedFact & { embedding?: Float32Array }, candidates: JudgeCandidate[]): Promise<Verdict[]> {
-    return Promise.resolve(
-      candidates.map((c) => {
-        if (fact.key !== undefined && c.key !== undefined) return this.#inner.judgeOne(fact, c);
-        const sim = this.#inner.similarity(fact, c);
-        const decision = sim >= 0.82 ? "replace" : sim >= 0.67 ? "coexist" : "ignore";
-        return { id: c.id, decision };
-      }),
-    );
-  }
-}
-
-export type Outcome = "replaced" | "coexist" | "kept-apart" | "wrong-replace";
+/** What became of a case: the old fact replaced by the new; both kept, flagged or not; the wrong entry replaced; or a fact not stored as one memory. */
+export type Outcome = "replaced" | "coexist" | "kept-apart" | "wrong-replace" | "not-stored";
 
 export interface CaseResult {
   index: number;
   kind: "change" | "lookalike";
   lang: "en" | "zh";
   topic: string;
-  held: boolean;
+  /** Added in issue 14 (not among the 86 cases of 0.1). */
+  family: boolean;
   outcome: Outcome;
 }
 
 export interface Setup {
   name: string;
-  keys: boolean;
+  /** `keys`: a scripted extractor with the keys a model would give; `patterns`: the offline default; `raw`: RawExtractor. */
+  extractor: "keys" | "patterns" | "raw";
   judge?: ConflictJudge;
 }
 
@@ -74,12 +63,16 @@ function allFacts(): Fact[] {
 
 /** Runs one case: background, old, new; then reads what became of each entry. */
 export async function runCase(setup: Setup, kase: ConflictCase): Promise<Outcome> {
-  const extractor = setup.keys ? new ScriptedKeyExtractor(allFacts()) : new RawExtractor();
+  const extractor: Extractor = setup.extractor === "keys" ? new ScriptedKeyExtractor(allFacts()) : setup.extractor === "patterns" ? new PatternExtractor() : new RawExtractor();
   const mem = await MemoryStore.open(":memory:", { extractor, clock: new FixedClock(Date.UTC(2025, 0, 1)), ...(setup.judge ? { judge: setup.judge } : {}) });
   try {
     for (const fact of BACKGROUND[kase.lang]) await mem.add("u", fact.text);
-    const oldId = (await mem.add("u", kase.old.text)).facts[0]!.id;
-    const newId = (await mem.add("u", kase.new.text)).facts[0]!.id;
+    const first = await mem.add("u", kase.old.text);
+    const second = await mem.add("u", kase.new.text);
+    // Each sentence must become exactly one new memory for the case to say anything about the judge.
+    if (first.inserted !== 1 || second.inserted !== 1 || first.facts.length !== 1 || second.facts.length !== 1) return "not-stored";
+    const oldId = first.facts[0]!.id;
+    const newId = second.facts[0]!.id;
     const entries = await mem.list("u");
     const byId = new Map(entries.map((e) => [e.id, e] as [string, MemoryEntry]));
     const old = byId.get(oldId)!;
@@ -99,7 +92,8 @@ export async function runSetup(setup: Setup): Promise<CaseResult[]> {
   for (const [kind, cases] of [["change", CHANGES], ["lookalike", LOOKALIKES]] as const) {
     for (let i = 0; i < cases.length; i++) {
       const kase = cases[i]!;
-      out.push({ index: i, kind, lang: kase.lang, topic: kase.topic, held: i % 2 === 1, outcome: await runCase(setup, kase) });
+      const family = i >= (kind === "change" ? CHANGES_0_1.length : LOOKALIKES_0_1.length);
+      out.push({ index: i, kind, lang: kase.lang, topic: kase.topic, family, outcome: await runCase(setup, kase) });
     }
   }
   return out;
@@ -111,6 +105,8 @@ export interface Rates {
   lookalikes: number;
   falseSupersede: number;
   coexistFlags: number;
+  /** Cases (either kind) where a sentence did not become exactly one memory. */
+  notStored: number;
 }
 
 export function rates(results: readonly CaseResult[]): Rates {
@@ -122,6 +118,7 @@ export function rates(results: readonly CaseResult[]): Rates {
     lookalikes: looks.length,
     falseSupersede: looks.filter((r) => r.outcome === "replaced" || r.outcome === "wrong-replace").length / Math.max(1, looks.length),
     coexistFlags: looks.filter((r) => r.outcome === "coexist").length / Math.max(1, looks.length),
+    notStored: results.filter((r) => r.outcome === "not-stored").length,
   };
 }
 
@@ -133,12 +130,12 @@ function rateRows(name: string, results: readonly CaseResult[]): string[] {
     ["all", () => true],
     ["English", (r) => r.lang === "en"],
     ["Chinese", (r) => r.lang === "zh"],
-    ["design half (even)", (r) => !r.held],
-    ["held-out half (odd)", (r) => r.held],
+    ["the 86 cases of 0.1", (r) => !r.family],
+    ["families added in issue 14", (r) => r.family],
   ];
   for (const [label, keep] of slices) {
     const r = rates(results.filter(keep));
-    rows.push(`| ${name} | ${label} | ${r.changes} | ${pct(r.accuracy)} | ${r.lookalikes} | ${pct(r.falseSupersede)} | ${pct(r.coexistFlags)} |`);
+    rows.push(`| ${name} | ${label} | ${r.changes} | ${pct(r.accuracy)} | ${r.lookalikes} | ${pct(r.falseSupersede)} | ${pct(r.coexistFlags)} | ${r.notStored} |`);
   }
   return rows;
 }
@@ -152,12 +149,13 @@ export function renderReport(setups: ReadonlyArray<{ setup: Setup; results: Case
   lines.push(`${CHANGES.length} fact-change cases (a move, a job change, a diet change, a renamed pet, …; ${CHANGES.filter((x) => x.lang === "en").length} English, ${CHANGES.filter((x) => x.lang === "zh").length} Chinese) where the new fact must replace the old, and ${LOOKALIKES.length} look-alike pairs (my sister / my brother lives in Paris, I live / I work in Berlin, …; ${LOOKALIKES.filter((x) => x.lang === "en").length} English, ${LOOKALIKES.filter((x) => x.lang === "zh").length} Chinese) where both must stay. Each case runs in a fresh store holding ${BACKGROUND.en.length} background facts of the same user, then the old fact, then the new one, with the default \`SimilarityJudge\` (threshold 0.82).`);
   lines.push("");
   lines.push("- **with keys**: a scripted extractor returns each sentence as one fact with the slot key an LLM extractor would give (`home_city`, `sister_city`, …): what the judge does with `LlmExtractor`.");
-  lines.push("- **no keys**: the offline default `RawExtractor`: the judge has only the text (similarity).");
+  lines.push("- **offline default**: `PatternExtractor` (no model, no key of the host's): the slot keys come from its English and Chinese pattern tables; a statement no pattern recognises has no key and is judged by similarity.");
+  lines.push("- **raw text**: `RawExtractor` (the default of 0.1): no keys at all, similarity only.");
   lines.push("");
-  lines.push("**Supersede accuracy**: change cases where the old fact ended superseded by the new one (and nothing else was). **False-supersede rate**: look-alike pairs where anything was superseded. *Coexist flagged*: look-alikes the judge marked as a possible conflict (both stay active, `metadata.conflict`). Targets: accuracy ≥ 80 %, false supersedes ≤ 5 %. Cases at even positions were used to design judge changes; odd ones are held out.");
+  lines.push("**Supersede accuracy**: change cases where the old fact ended superseded by the new one (and nothing else was). **False-supersede rate**: look-alike pairs where anything was superseded. *Coexist flagged*: look-alikes the judge marked as a possible conflict (both stay active, `metadata.conflict`). *Not stored*: cases where a sentence did not become exactly one memory (the extractor dropped it as small talk or split it); a change case not stored counts as not superseded. Targets for the offline default: accuracy ≥ 70 %, false supersedes ≤ 2 %.");
   lines.push("");
-  lines.push("| setup | slice | change cases | supersede accuracy | look-alikes | false-supersede rate | coexist flagged |");
-  lines.push("|---|---|--:|--:|--:|--:|--:|");
+  lines.push("| setup | slice | change cases | supersede accuracy | look-alikes | false-supersede rate | coexist flagged | not stored |");
+  lines.push("|---|---|--:|--:|--:|--:|--:|--:|");
   for (const { setup, results } of setups) lines.push(...rateRows(setup.name, results));
   lines.push("");
   lines.push(...extra);
@@ -169,7 +167,7 @@ export function renderReport(setups: ReadonlyArray<{ setup: Setup; results: Case
   const base = setups[0]!.results;
   base.forEach((r, i) => {
     const kase = (r.kind === "change" ? CHANGES : LOOKALIKES)[r.index]!;
-    lines.push(`| ${r.kind} | ${r.index}${r.held ? " (held)" : ""} | ${r.lang} | ${kase.topic} | ${kase.old.text} → ${kase.new.text} | ${setups.map((s) => s.results[i]!.outcome).join(" | ")} |`);
+    lines.push(`| ${r.kind} | ${r.index}${r.family ? " (new)" : ""} | ${r.lang} | ${kase.topic} | ${kase.old.text} → ${kase.new.text} | ${setups.map((s) => s.results[i]!.outcome).join(" | ")} |`);
   });
   lines.push("");
   return lines.join("\n");
@@ -179,25 +177,29 @@ const FINDINGS = [
   "## What the numbers say",
   "",
   "- **With keys the default judge does what it should**: every change is replaced, no look-alike is. The key decides; similarity is not consulted between different keys. This is the path with `LlmExtractor` (or any extractor that returns keys).",
-  "- **Without keys, similarity cannot find changes**: \"I live in Beijing\" and \"I live in Shenzhen now\" are not similar enough (42 of 44 changes score below the 0.82 threshold), and no threshold separates a changed value from a different slot: the most similar change (\"I am 29 / 30 years old\", 0.97) and the most similar look-alike (\"My favourite food is pizza\" / \"My son's favourite food is pizza\", 0.93) sit together at the top. The offline default keeps both facts and flags the pair (`coexist`) when they are close: conservative by design (PRD: rather miss than be wrong). To get supersede without a model, pass keys (an extractor that fills `key`), or call `restore` / `forget` from the host.",
-  "- **Fix made to `SimilarityJudge`** (before: last row of the table): without keys, 7 of 42 look-alikes were superseded, 6 of them pairs where one fact says all the other does plus a qualifier (*my* vs *my wife's* birthday, 我 vs 我老公). The judge now never replaces by similarity when one fact's content words (stop words left out; CJK characters) are a strict superset of the other's; such a pair can at most coexist. Designed on the failure in the even half (\"My birthday is in May\" / \"My wife's birthday is in May\"); on the odd half it removed all 5 false supersedes and changed no supersede of a real change. The odd half was not hidden while the rule was written (the cases are few and were read whole), so treat it as a sanity check, not a blind test. Left: one pair that differs in a swapped word (我儿子 / 我女儿喜欢踢足球, similarity 0.83).",
+  "- **The offline default finds most changes by key.** `PatternExtractor` gives common personal facts a slot key from its English and Chinese pattern tables (where the user lives, employer, job, school, name, age, birthday, partner, children's and pets' names, diet, favourites, allergies, languages, …), so \"I live in Beijing\" and \"我搬到深圳了\" both fill `home_city` and the judge replaces by key, across languages. Things a person has several of get one slot per value (`allergy_peanut`, `likes_jazz`, `speaks_french`) and coexist; \"I'm not allergic to cats anymore\" / \"我不再吃素了\" fill the same slot as the positive form and retire it. On d25e6d9 (raw text, similarity only) the judge found 2 of these 73 changes (4.5 % of the 44 of 0.1, none of the new ones).",
+  "- **What it misses**: changes of a slot no pattern names (switching phones or cars, which weekday the gym is, a medication, an instrument, the daily drink). These stay as two facts; the ones that differ only in a date (\"on Mondays\" / \"on Thursdays\") are flagged `coexist`.",
+  "- **No false supersede without keys.** Two facts that differ in a number, an identifier, a name, a date, a negation or whose they are (\"my son\" / \"my daughter\") are never replaced by similarity; they at most coexist, and the verdict's reason names what differs. On d25e6d9 (raw text, the judge without this rule) something was superseded in 19 of the 31 new look-alikes (order and ticket numbers, templated memories, names, dates) and in 1 of the 42 old ones: 27.4 % of 73. `npx tsx bench/templated.bench.ts` adds 30,000 templated memories (\"memory i: I like X and Y, not Z (i)\", 200 users): 22,844 superseded on d25e6d9, 0 now.",
+  "- **How fair the test is.** The pattern tables were written from the list of slots a personal-memory store needs, with the 86 cases of 0.1 in view; they are typical personal facts, so treat those rows as a check of coverage, not a blind test. The 29 new change cases and 31 new look-alikes were written before the tables were run on them: on that first run the offline default replaced 28 of 29 changes (96.6 %) and falsely superseded 4 of 31 look-alikes (12.9 %). The causes were fixed in general ways (a birth-year rule that matched any year; Chinese given names, now found by common surnames; a name at the start of a sentence), so the families are no longer unseen either.",
   "",
 ];
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const setups: Setup[] = [
-    { name: "with keys", keys: true },
-    { name: "no keys", keys: false },
-    { name: "no keys, judge before the containment rule", keys: false, judge: new ThresholdOnlyJudge() },
+    { name: "with keys", extractor: "keys" },
+    { name: "offline default", extractor: "patterns" },
+    { name: "raw text", extractor: "raw" },
   ];
   const runs: Array<{ setup: Setup; results: CaseResult[] }> = [];
   for (const setup of setups) {
     const results = await runSetup(setup);
     runs.push({ setup, results });
     const r = rates(results);
-    const held = rates(results.filter((x) => x.held));
-    console.log(`${setup.name.padEnd(10)} supersede accuracy ${pct(r.accuracy)} (held-out ${pct(held.accuracy)}), false supersedes ${pct(r.falseSupersede)} (held-out ${pct(held.falseSupersede)}), coexist flagged ${pct(r.coexistFlags)}`);
+    const added = rates(results.filter((x) => x.family));
+    console.log(
+      `${setup.name.padEnd(15)} supersede accuracy ${pct(r.accuracy)} of ${r.changes} (new families ${pct(added.accuracy)}), false supersedes ${pct(r.falseSupersede)} of ${r.lookalikes} (new families ${pct(added.falseSupersede)}), coexist flagged ${pct(r.coexistFlags)}, not stored ${r.notStored}`,
+    );
     if (args.includes("--verbose")) {
       for (const x of results) if ((x.kind === "change") !== (x.outcome === "replaced")) console.log(`   ${x.kind} ${x.index} ${x.lang} ${x.topic}: ${x.outcome}`);
     }

@@ -8,6 +8,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { MemoryStore, type OpenOptions } from "../src/store/memory-store.ts";
 import { FixedClock } from "../src/clock.ts";
+import { RawExtractor } from "../src/ingest/raw-extractor.ts";
 import type { ConflictJudge, RecallMode } from "../src/types.ts";
 import { CATEGORY_NAMES, HEADLINE_CATEGORIES, loadLocomo, type Conversation } from "./locomo-data.ts";
 import { KS, mean, metricValue, pairedBootstrap, scoreQuestion, type PairedComparison, type QuestionResult } from "./metrics.ts";
@@ -48,7 +49,8 @@ export async function runLocomo(options: LocomoOptions = {}): Promise<LocomoRun>
   const conversations = loadLocomo(data);
   const modes = options.modes ?? MODES;
   const started = performance.now();
-  const store = await MemoryStore.open(":memory:", { ...options.store, judge: NO_JUDGE, clock: new FixedClock(Date.UTC(2023, 0, 1)) });
+  // Raw turns, as the protocol says: every turn one memory, questions and small talk included.
+  const store = await MemoryStore.open(":memory:", { extractor: new RawExtractor(), ...options.store, judge: NO_JUDGE, clock: new FixedClock(Date.UTC(2023, 0, 1)) });
   const results: Record<string, QuestionResult[]> = {};
   for (const mode of modes) results[mode] = [];
   let turns = 0;

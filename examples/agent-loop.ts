@@ -43,7 +43,7 @@ class Agent {
     // 2. Call the model with the memories in the system prompt.
     const system = ["You are a friendly personal assistant.", context].filter((part) => part !== "").join("\n\n");
     const answer = await this.model([{ role: "system", content: system }, { role: "user", content: message }]);
-    // 3. Remember the turn. The default extractor keeps the user's own words; an LLM extractor keeps only reusable facts.
+    // 3. Remember the turn. The default extractor keeps the user's statements (not questions or small talk); an LLM extractor keeps only reusable facts.
     await this.memory.add(userId, [{ role: "user", content: message }, { role: "assistant", content: answer }]);
     return answer;
   }

@@ -19,6 +19,8 @@ export type {
   AddInput,
   AddSummary,
   ChatMessage,
+  ContentPart,
+  InputMessage,
   Clock,
   ConflictJudge,
   Embedder,
@@ -42,6 +44,11 @@ export { SystemClock, FixedClock } from "./clock.ts";
 export { HashingEmbedder } from "./embedding/hashing-embedder.ts";
 export type { HashingEmbedderOptions } from "./embedding/hashing-embedder.ts";
 export { RawExtractor } from "./ingest/raw-extractor.ts";
+export { PatternExtractor } from "./ingest/pattern-extractor.ts";
+export type { PatternExtractorOptions } from "./ingest/pattern-extractor.ts";
+export { DEFAULT_LANGUAGES } from "./ingest/patterns/default-languages.ts";
+export { longestFirst } from "./ingest/language-table.ts";
+export type { LanguageTable, SlotRule, AnchorPatterns, StatementKind } from "./ingest/language-table.ts";
 export { SimilarityJudge } from "./ingest/similarity-judge.ts";
 export type { JudgeCandidate } from "./ingest/similarity-judge.ts";
 export { MemoryBackend } from "./persistence/memory-backend.ts";

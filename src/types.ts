@@ -6,23 +6,46 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
 /** Free-form JSON object kept on an entry. */
 export type Metadata = { [key: string]: JsonValue };
 
-/** Lifecycle state of an entry (PRD state machine). */
+/**
+ * Lifecycle state of an entry (PRD state machine). `unstructured` is a degraded add: the extractor
+ * failed, so the input was kept raw (still recalled) until `reextract` turns it into facts.
+ */
 export type EntryStatus = "active" | "superseded" | "deleted" | "unstructured";
 
-/** What kind of memory an entry is; `unstructured` is raw text nobody extracted facts from. */
+/**
+ * What kind of memory an entry is. The default extractor and the LLM extractor give `fact`,
+ * `preference` or `event`; `unstructured` is raw text nobody extracted facts from (the
+ * `RawExtractor`, or a degraded add).
+ */
 export type EntryKind = "fact" | "preference" | "event" | "unstructured";
 
 export const ENTRY_STATUSES: readonly EntryStatus[] = ["active", "superseded", "deleted", "unstructured"];
 export const ENTRY_KINDS: readonly EntryKind[] = ["fact", "preference", "event", "unstructured"];
 
-/** One chat message, in the shape OpenAI and the Vercel AI SDK use. */
+/**
+ * One chat message as extractors receive it: `role` in canonical form (`"user"`, `"assistant"`,
+ * `"system"`, `"tool"`, …; `add` maps `"User"` and `"human"` to `"user"`) and the message's text.
+ */
 export interface ChatMessage {
   role: string;
   content: string;
 }
 
+/** A part of a message's content in the OpenAI and AI SDK shape; only `text` parts carry words to remember. */
+export type ContentPart = { type: "text"; text: string } | { type: string; [field: string]: unknown };
+
+/**
+ * A chat message as `add` accepts it: the OpenAI / Vercel AI SDK shape, with `content` a string, an
+ * array of parts (`[{ type: "text", text: "…" }, { type: "image", … }]`: the text parts are read,
+ * other parts ignored), or null (an assistant turn that only called tools).
+ */
+export interface InputMessage {
+  role: string;
+  content: string | readonly ContentPart[] | null;
+}
+
 /** What `add` accepts: plain text or a whole chat transcript. */
-export type AddInput = string | readonly ChatMessage[];
+export type AddInput = string | readonly InputMessage[];
 
 /** One remembered thing, as the public API shows it. */
 export interface MemoryEntry {
@@ -142,6 +165,11 @@ export interface AddSummary {
   /** True when extraction or embedding failed and the input was stored in degraded form. */
   degraded: boolean;
   facts: FactOutcome[];
+  /**
+   * Why nothing was extracted, when moomem can tell before asking the extractor: e.g. no message of
+   * the transcript is from the user (only the user's own messages are remembered).
+   */
+  nothingExtracted?: string;
 }
 
 /** One recall result. */
@@ -170,6 +198,7 @@ export interface StoreStats {
   active: number;
   superseded: number;
   deleted: number;
+  /** Entries of status `unstructured`: degraded adds waiting for `reextract` (not the kind of the same name). */
   unstructured: number;
   users: number;
   bytesOnDisk: number;

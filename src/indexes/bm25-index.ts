@@ -2,7 +2,7 @@
 
 import { invalidArgument } from "../errors.ts";
 import { checkDoc, checkK, TopK, type ScoredDoc } from "./top-k.ts";
-import { ENGLISH_STOP_WORDS } from "../text/stop-words.ts";
+import { STOP_WORDS } from "../text/stop-words.ts";
 import { TfCodes } from "./tf-codes.ts";
 
 export type { ScoredDoc } from "./top-k.ts";
@@ -27,7 +27,7 @@ export interface Bm25Params {
   b?: number;
   /**
    * Tokens left out of documents and queries (they neither match nor count towards a document's length).
-   * Default: English function words ({@link ENGLISH_STOP_WORDS}); pass an empty set to index every token.
+   * Default: English and Chinese function words ({@link STOP_WORDS}); pass an empty set to index every token.
    * On LoCoMo dev, leaving them out lifted keyword-only AnyHit@5 from 53.4 to 59.2 % (docs/eval/tuning.md):
    * idf alone does not silence words like "did" or "her", which are rare enough in chat to score.
    */
@@ -131,7 +131,7 @@ export class Bm25Index {
     if (typeof b !== "number" || !(b >= 0 && b <= 1)) {
       throw invalidArgument(`Bm25Index: b must be a number in 0..1 (typically 0.3–0.75), got ${String(b)}.`);
     }
-    const stopWords = params?.stopWords ?? ENGLISH_STOP_WORDS;
+    const stopWords = params?.stopWords ?? STOP_WORDS;
     if (!(stopWords instanceof Set)) {
       throw invalidArgument(`Bm25Index: stopWords must be a Set of tokens, got ${typeof stopWords}.`);
     }

@@ -1,9 +1,9 @@
 // Step 2-3 of add: run the extractor, validate what it returns, degrade on failure, truncate.
 
-import type { AddInput, EntryKind, ExtractedFact, ExtractionReport, Extractor, Metadata } from "../types.ts";
+import type { ChatMessage, EntryKind, ExtractedFact, ExtractionReport, Extractor, Metadata } from "../types.ts";
 import { ENTRY_KINDS } from "../types.ts";
 import { describeError, isMoomemError } from "../errors.ts";
-import { transcriptText } from "./raw-extractor.ts";
+import { transcriptText } from "./transcript.ts";
 import { stripMemoryContext } from "../text/context-markers.ts";
 
 /** A fact ready for dedup and embedding, with the metadata the pipeline adds. */
@@ -24,7 +24,7 @@ export interface ExtractionResult {
 }
 
 /** Runs the extractor; a throw or malformed output becomes a degraded, unstructured fact holding the input. */
-export async function extractFacts(extractor: Extractor, userId: string, input: AddInput, maxChars: number): Promise<ExtractionResult> {
+export async function extractFacts(extractor: Extractor, userId: string, input: string | readonly ChatMessage[], maxChars: number): Promise<ExtractionResult> {
   let raw: unknown;
   try {
     const report: ExtractionReport = { retried: false };

@@ -42,9 +42,36 @@ describe("SimilarityJudge", () => {
   });
 
   it("replaces a near-identical fact without keys", () => {
-    const verdict = judge.judgeOne(fact("I am 30 years old"), candidate("I am 29 years old"));
-    expect(judge.similarity(fact("I am 30 years old"), candidate("I am 29 years old"))).toBeGreaterThanOrEqual(0.82);
-    expect(verdict.decision).toBe("replace");
+    const before = "I am allergic to peanuts, please never suggest peanut dishes";
+    const after = "I am allergic to peanuts, please never suggest peanut desserts";
+    expect(judge.similarity(fact(after), candidate(before))).toBeGreaterThanOrEqual(0.82);
+    expect(judge.judgeOne(fact(after), candidate(before)).decision).toBe("replace");
+  });
+
+  it("never replaces by similarity two facts that differ in a number, an identifier, a name, a date, a negation or whose they are", () => {
+    const pairs: Array<[string, string, string]> = [
+      ["I am 29 years old", "I am 30 years old", '"29"'],
+      ["My order #1234 shipped today", "My order #5678 shipped today", '"#1234"'],
+      ["memory 3: I like rice and beans, not fish (3)", "memory 7: I like rice and beans, not fish (7)", '"3"'],
+      ["I had lunch with Anna and the whole team today at noon", "I had lunch with Maria and the whole team today at noon", '"anna"'],
+      ["Tom from accounting helped me with the report", "Jack from accounting helped me with the report", '"tom"'],
+      ["I went to the cinema with my friends on Monday evening", "I went to the cinema with my friends on Friday evening", '"monday"'],
+      ["I like spicy food very much", "I don't like spicy food very much", "a negation"],
+      ["My son plays football in the park every weekend", "My daughter plays football in the park every weekend", '"son"'],
+      ["我的订单1234已经发货了", "我的订单5678已经发货了", '"1234"'],
+      ["我今天和小王一起吃了午饭", "我今天和小李一起吃了午饭", '"小王"'],
+      ["我周一去看了电影", "我周五去看了电影", '"周一"'],
+      ["我儿子喜欢踢足球", "我女儿喜欢踢足球", '"儿子"'],
+    ];
+    for (const [a, b, named] of pairs) {
+      const sim = judge.similarity(fact(b), candidate(a));
+      const verdict = judge.judgeOne(fact(b), candidate(a));
+      // Only pairs the threshold alone would replace say something about the rule.
+      expect(sim, `${a} / ${b}`).toBeGreaterThanOrEqual(0.82);
+      expect(verdict.decision, `${a} / ${b}`).toBe("coexist");
+      expect(verdict.reason).toContain(named);
+      expect(judge.judgeOne(fact(a), candidate(b)).decision, `${b} / ${a}`).toBe("coexist");
+    }
   });
 
   it("does not let a fact replace its qualified look-alike (or the reverse), in English and Chinese", () => {

@@ -7,6 +7,9 @@ import { forEachToken, normalizeForDedup, tokenize } from "../text/tokenizer.ts"
 import { ENGLISH_STOP_WORDS } from "../text/stop-words.ts";
 import { BoundedMemo } from "../text/bounded-memo.ts";
 import { hashString } from "../embedding/hashing-embedder.ts";
+import { AnchorComparer } from "./fact-anchors.ts";
+import type { LanguageTable } from "./language-table.ts";
+import { DEFAULT_LANGUAGES } from "./patterns/default-languages.ts";
 
 /** Width of the "coexist" band below the replace threshold. */
 const COEXIST_BAND = 0.15;
@@ -27,7 +30,13 @@ export type JudgeCandidate = MemoryEntry & { embedding?: Float32Array };
  *   ("my birthday is in May" / "my wife's birthday is in May"): the extra word is usually whose or
  *   which, another slot, not a new value. Such a pair can at most coexist. On the look-alike pairs of
  *   `npm run eval:conflict` without keys this cut false supersedes from 16.7 % to 2.4 % and changed no
- *   supersede of a real change (docs/eval/conflict.md).
+ *   supersede of a real change (docs/eval/conflict.md);
+ * - and never replace by similarity two facts that differ in a number, an identifier, a name, a date,
+ *   a negation or whose they are ("My order #1234 / #5678 shipped today", "my son / daughter plays
+ *   football"): they are different facts, which at most coexist. Templated memories that differ only
+ *   in their variables are the common case (30,000 of them: 29,400 superseded before this rule, see
+ *   bench/templated.bench.ts). The words come from the language tables (`languages`, default English
+ *   and Chinese; see `fact-anchors.ts`).
  *
  * It remembers each vector's norm by the vector object: hand it vectors that are not edited afterwards
  * (the store's are never edited).
@@ -47,13 +56,15 @@ export class SimilarityJudge implements ConflictJudge {
    * after add. (So a caller that edits a vector in place after judging it must hand the judge a copy.)
    */
   readonly #selfDots = new WeakMap<Float32Array, number>();
+  readonly #anchors: AnchorComparer;
 
-  constructor(options: { threshold?: number } = {}) {
+  constructor(options: { threshold?: number; languages?: readonly LanguageTable[] } = {}) {
     const threshold = options.threshold ?? 0.82;
     if (typeof threshold !== "number" || !(threshold > 0 && threshold <= 1)) {
       throw invalidArgument(`SimilarityJudge threshold must be a number in (0, 1], got ${String(threshold)}`);
     }
     this.threshold = threshold;
+    this.#anchors = new AnchorComparer(options.languages ?? DEFAULT_LANGUAGES);
   }
 
   judge(fact: ExtractedFact & { embedding?: Float32Array }, candidates: JudgeCandidate[]): Promise<Verdict[]> {
@@ -92,6 +103,8 @@ export class SimilarityJudge implements ConflictJudge {
     const sim = this.#similarity(prepared, candidate, this.threshold - COEXIST_BAND);
     const differentKeys = fact.key !== undefined && candidate.key !== undefined && fact.key !== candidate.key;
     if (sim >= this.threshold && !differentKeys && !oneContainsTheOther(fact.content, candidate.content)) {
+      const differ = this.#anchors.difference(fact.content, candidate.content);
+      if (differ.length > 0) return { id: candidate.id, decision: "coexist", reason: `similarity ${sim.toFixed(3)} ≥ ${this.threshold}, but they differ in ${differ.join(", ")}` };
       return { id: candidate.id, decision: "replace", reason: `similarity ${sim.toFixed(3)} ≥ ${this.threshold}` };
     }
     if (sim >= this.threshold - COEXIST_BAND) {

@@ -26,7 +26,9 @@ import { MemoryBackend } from "../persistence/memory-backend.ts";
 import { MoomemError, invalidArgument } from "../errors.ts";
 import { SystemClock } from "../clock.ts";
 import { HashingEmbedder } from "../embedding/hashing-embedder.ts";
-import { RawExtractor } from "../ingest/raw-extractor.ts";
+import { PatternExtractor } from "../ingest/pattern-extractor.ts";
+import { nothingFromUser } from "../ingest/transcript.ts";
+import { sharesContent } from "../text/relevance-floor.ts";
 import { SimilarityJudge, type JudgeCandidate } from "../ingest/similarity-judge.ts";
 import { ExtractionGuard, extractFacts, type PreparedFact } from "../ingest/extract.ts";
 import { embedTexts } from "../ingest/embed.ts";
@@ -58,7 +60,7 @@ import {
 export interface OpenOptions {
   /** Turns text into vectors. Default: `new HashingEmbedder()` (256 dims, offline). */
   embedder?: Embedder;
-  /** Finds facts in what the user said. Default: `new RawExtractor()` (stores the text as is). */
+  /** Finds facts in what the user said. Default: `new PatternExtractor()` (offline: drops questions and small talk, keys common personal facts). */
   extractor?: Extractor;
   /** Decides whether a new fact replaces an old one. Default: `new SimilarityJudge({ threshold: supersedeThreshold })`. */
   judge?: ConflictJudge;
@@ -196,6 +198,8 @@ interface Settings {
   judgeByVector: boolean;
   candidates: number | undefined;
   maxContentChars: number;
+  /** Drop vector hits that share no content word with the query (lexical vectors only; text/relevance-floor.ts). */
+  relevanceFloor: boolean;
 }
 
 /**
@@ -293,7 +297,7 @@ export class MemoryStore {
     const embedder = (o["embedder"] as Embedder | undefined) ?? new HashingEmbedder();
     checkPlugin(embedder, "embedder", ["embed"]);
     if (!Number.isInteger(embedder.dim) || embedder.dim < 1) throw invalidArgument(`open: embedder.dim must be a positive integer, got ${describe(embedder.dim)}`);
-    const extractor = (o["extractor"] as Extractor | undefined) ?? new RawExtractor();
+    const extractor = (o["extractor"] as Extractor | undefined) ?? new PatternExtractor();
     checkPlugin(extractor, "extractor", ["extract"]);
     const threshold = o["supersedeThreshold"] === undefined ? 0.82 : checkNumberIn(o["supersedeThreshold"], "open: supersedeThreshold", 0.01, 1);
     const fallbackJudge = new SimilarityJudge({ threshold });
@@ -315,6 +319,7 @@ export class MemoryStore {
       judgeByVector: !lexical || o["judge"] !== undefined,
       candidates: o["candidates"] === undefined ? undefined : checkIntegerIn(o["candidates"], "open: candidates", 1, 10_000),
       maxContentChars: o["maxContentChars"] === undefined ? 8192 : checkIntegerIn(o["maxContentChars"], "open: maxContentChars", 16, 10_000_000),
+      relevanceFloor: lexical,
     };
     const backendOptions: BackendOptions = { sync, syncIntervalMs, readOnly };
     if (o["compactAfterBytes"] !== undefined) backendOptions.compactAfterBytes = checkIntegerIn(o["compactAfterBytes"], "open: compactAfterBytes", 1, Number.MAX_SAFE_INTEGER);
@@ -388,6 +393,8 @@ export class MemoryStore {
       checkKnownKeys(o, ["metadata", "observedAt"], "add");
       const metadata = o["metadata"] === undefined ? {} : checkMetadata(o["metadata"], "add: metadata");
       const observedAt = o["observedAt"] === undefined ? undefined : checkTime(o["observedAt"], "add: observedAt");
+      const silent = typeof text === "string" ? null : nothingFromUser(text);
+      if (silent !== null) return { extracted: 0, inserted: 0, duplicates: 0, superseded: 0, conflicts: 0, degraded: false, facts: [], nothingExtracted: silent };
 
       const extraction = await extractFacts(this.#extractor, userId, text, this.#settings.maxContentChars);
       if (this.#guard.record(extraction.degradedReason !== undefined)) {
@@ -581,14 +588,14 @@ export class MemoryStore {
       const tokens = mode === "vector" ? [] : tokenize(query);
       for (;;) {
         const barrier = this.#queue.barrier();
-        const hits = this.#search(userId, queryVector, tokens, mode, topK, filter, degraded);
+        const hits = this.#search(userId, queryVector, tokens, mode, topK, filter, degraded, query);
         // Answer only from writes that are durable; recompute if one was rolled back.
         if (barrier === null || (await barrier)) return hits;
       }
     });
   }
 
-  #search(userId: string, queryVector: Float32Array | null, tokens: string[], mode: RecallMode, topK: number, filter: EntryFilter | undefined, degraded: boolean): RecallHit[] {
+  #search(userId: string, queryVector: Float32Array | null, tokens: string[], mode: RecallMode, topK: number, filter: EntryFilter | undefined, degraded: boolean, query: string): RecallHit[] {
     const shard = this.#state.shard(userId);
     if (shard === undefined) return [];
     const depth = this.#settings.candidates ?? Math.max(topK, Math.min(50, Math.max(20, 2 * topK)));
@@ -602,7 +609,9 @@ export class MemoryStore {
       b.score - a.score || createdAt(b.doc) - createdAt(a.doc) || b.doc - a.doc;
     const route = (hits: Array<{ doc: number; score: number }>): number[] => hits.sort(newerFirst).map((h) => h.doc).filter(keep).slice(0, depth);
     const floor = this.#settings.minSimilarity;
-    const vectorDocs = mode !== "keyword" && queryVector !== null ? route(shard.vectors.search(queryVector, k).filter((h) => h.score > floor)) : [];
+    // Relevance floor: a lexical vector hit sharing only function words with the query is noise (text/relevance-floor.ts).
+    const relevant = (doc: number): boolean => !this.#settings.relevanceFloor || sharesContent(query, this.#state.bySeq(doc)!.content);
+    const vectorDocs = mode !== "keyword" && queryVector !== null ? route(shard.vectors.search(queryVector, k).filter((h) => h.score > floor)).filter(relevant) : [];
     const keywordDocs = mode !== "vector" && tokens.length > 0 ? route(shard.keywords.search(tokens, k)) : [];
     routes.push(vectorDocs, keywordDocs);
     const fused = fuseRrf(routes, this.#settings.rrfK, [this.#settings.vectorWeight, 1]).sort(newerFirst).slice(0, topK);

@@ -42,7 +42,7 @@ export interface UserProfile {
   preferences: ProfileFact[];
   /** Events without a key, newest first. */
   events: ProfileFact[];
-  /** Raw text nobody extracted facts from (the default `RawExtractor`, or a degraded add), newest first. */
+  /** Raw text nobody extracted facts from (the `RawExtractor`, or a degraded add), newest first. */
   unstructured: ProfileFact[];
 }
 

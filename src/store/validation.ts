@@ -1,8 +1,9 @@
 // Argument checks for the public API: each failure says what was wrong and what to do.
 
 import { MoomemError, invalidArgument } from "../errors.ts";
-import type { AddInput, ChatMessage, EntryKind, JsonValue, Metadata } from "../types.ts";
+import type { ChatMessage, EntryKind, JsonValue, Metadata } from "../types.ts";
 import { ENTRY_KINDS } from "../types.ts";
+import { canonicalRole } from "../ingest/transcript.ts";
 
 const USER_ID_MAX = 64;
 const USER_ID_CHAR = /^[A-Za-z0-9_.-]$/;
@@ -73,8 +74,12 @@ export function checkTime(value: unknown, name: string): number {
   return ms;
 }
 
-/** Non-empty text or a transcript of `{ role, content }` messages with some content. */
-export function checkAddInput(input: unknown): AddInput {
+/**
+ * Non-empty text, or a transcript of `{ role, content }` messages with some text: roles in canonical
+ * form ("User", "human" → "user"), content as text (a string, or the text parts of an OpenAI / AI
+ * SDK content array joined by line breaks; other parts ignored; null is no text).
+ */
+export function checkAddInput(input: unknown): string | ChatMessage[] {
   if (typeof input === "string") {
     if (input.trim().length === 0) throw invalidArgument("add: the text is empty or only whitespace; pass what the user said");
     return input;
@@ -85,14 +90,33 @@ export function checkAddInput(input: unknown): AddInput {
     input.forEach((m: unknown, i) => {
       if (typeof m !== "object" || m === null) throw invalidArgument(`add: transcript message ${i} is not an object`);
       const { role, content } = m as Record<string, unknown>;
-      if (typeof role !== "string" || role.length === 0) throw invalidArgument(`add: transcript message ${i} needs a string "role"`);
-      if (typeof content !== "string") throw invalidArgument(`add: transcript message ${i} needs a string "content" (got ${describe(content)})`);
-      messages.push({ role, content });
+      if (typeof role !== "string" || role.trim().length === 0) throw invalidArgument(`add: transcript message ${i} needs a string "role"`);
+      messages.push({ role: canonicalRole(role), content: messageText(content, i) });
     });
-    if (messages.every((m) => m.content.trim().length === 0)) throw invalidArgument("add: every message of the transcript is empty");
+    if (messages.every((m) => m.content.trim().length === 0)) {
+      throw invalidArgument("add: no message of the transcript has text (parts other than text, such as images, are ignored)");
+    }
     return messages;
   }
   throw invalidArgument(`add: input must be a string or an array of { role, content } messages, got ${describe(input)}`);
+}
+
+/** A message's content as text: a string as it is, null as "", an array of parts as its text parts. */
+function messageText(content: unknown, i: number): string {
+  if (typeof content === "string") return content;
+  if (content === null) return "";
+  if (!Array.isArray(content)) {
+    throw invalidArgument(`add: transcript message ${i} needs "content" as a string or an array of parts like { type: "text", text: "…" } (got ${describe(content)})`);
+  }
+  const texts: string[] = [];
+  content.forEach((part: unknown, j) => {
+    const { type, text } = (typeof part === "object" && part !== null ? part : {}) as Record<string, unknown>;
+    if (typeof type !== "string") throw invalidArgument(`add: transcript message ${i} content part ${j} needs a string "type" (e.g. { type: "text", text: "…" }), got ${describe(part)}`);
+    if (type !== "text") return; // images, files, tool calls: nothing to remember as words
+    if (typeof text !== "string") throw invalidArgument(`add: transcript message ${i} content part ${j} is of type "text" but its "text" is ${describe(text)}, not a string`);
+    texts.push(text);
+  });
+  return texts.join("\n");
 }
 
 /** A JSON-serialisable plain object (metadata). */

@@ -83,13 +83,13 @@ describe("memoryTools inside generateText", () => {
       duplicates: 0,
       replaced: 0,
       degraded: false,
-      facts: [{ id: expect.any(String), content: "User is allergic to peanuts", kind: "unstructured", action: "inserted" }],
+      facts: [{ id: expect.any(String), content: "User is allergic to peanuts", kind: "fact", key: "allergy_peanut", action: "inserted" }],
     });
     const recalled = result.steps[1]!.toolResults[0]!;
     expect(recalled.output).toEqual({
       memories: expect.arrayContaining([
-        { id: expect.any(String), content: "User is allergic to peanuts", kind: "unstructured", observedAt: "2024-03-10T00:00:00.000Z", when: "just now", score: expect.any(Number) },
-        { id: expect.any(String), content: "I moved to Lisbon last spring", kind: "unstructured", observedAt: "2024-03-07T00:00:00.000Z", when: "3 days ago", score: expect.any(Number) },
+        { id: expect.any(String), content: "User is allergic to peanuts", kind: "fact", key: "allergy_peanut", observedAt: "2024-03-10T00:00:00.000Z", when: "just now", score: expect.any(Number) },
+        { id: expect.any(String), content: "I moved to Lisbon last spring", kind: "fact", key: "home_city", observedAt: "2024-03-07T00:00:00.000Z", when: "3 days ago", score: expect.any(Number) },
       ]),
     });
     expect((recalled.output as { memories: unknown[] }).memories).toHaveLength(2);

@@ -10,10 +10,9 @@ import { CLI_MAIN, ROOT, ensureBuilt } from "./helpers/built-package.ts";
 import { jsonOf, runMoomem, type CliResult } from "./helpers/run-cli.ts";
 import { makeTempDir, removeDir } from "./helpers/store-files.ts";
 
-// With the default offline judge this correction is similar enough (0.93 ≥ 0.82) to supersede the first sentence.
-const ALLERGY = "I am allergic to peanuts, please never suggest peanut dishes";
-// A reworded version close enough for the offline judge (similarity ≥ 0.82, neither text a superset of the other).
-const CORRECTION = "I am allergic to peanuts, please never suggest peanut desserts";
+// The offline default extractor gives both sentences the slot allergy_peanut, so the correction supersedes the first by key.
+const ALLERGY = "I am allergic to peanuts, never suggest peanut dishes";
+const CORRECTION = "I am allergic to peanuts, never suggest peanut desserts";
 const ALLERGY_ZH = "我对花生过敏，不要推荐花生做的菜";
 const CORRECTION_ZH = "我对花生过敏，不要推荐花生做的甜点";
 
@@ -47,7 +46,7 @@ function firstRow(stdout: string): string {
 
 describe("moomem CLI: PRD scenario A with no code", () => {
   /** English and Chinese run side by side, each in its own folder; every step is a new process reopening it. */
-  async function scenario(name: string, user: string, allergy: string, correction: string, question: string): Promise<void> {
+  async function scenario(name: string, user: string, allergy: string, correction: string, question: string, key: string): Promise<void> {
     const dir = dirArgs(name);
     const added = jsonOf<AddSummary>(await runMoomem([...dir, "--json", "add", "-u", user, allergy]));
     expect(added).toMatchObject({ extracted: 1, inserted: 1, duplicates: 0, superseded: 0 });
@@ -74,17 +73,47 @@ describe("moomem CLI: PRD scenario A with no code", () => {
     ]);
     const rows = expectOk(history).stdout.split("\n");
     expect(rows[0]).toMatch(/^id\s+status\s+kind\s+created\s+content$/);
-    expect(rows[1]).toMatch(new RegExp(`^${allergyId} \\*\\s+superseded\\s+unstructured\\s+\\S+\\s+${allergy}\\s+→ ${correctionId}$`));
-    expect(rows[2]).toMatch(new RegExp(`^${correctionId}\\s+active\\s+unstructured\\s+\\S+\\s+${correction}$`));
-    expect(rows[3]).toMatch(new RegExp(`^${correctionId} replaced its predecessor because: similarity 0\\.\\d+ ≥ 0\\.82$`));
+    expect(rows[1]).toMatch(new RegExp(`^${allergyId} \\*\\s+superseded\\s+fact:${key}\\s+\\S+\\s+${allergy}\\s+→ ${correctionId}$`));
+    expect(rows[2]).toMatch(new RegExp(`^${correctionId}\\s+active\\s+fact:${key}\\s+\\S+\\s+${correction}$`));
+    expect(rows[3]).toBe(`${correctionId} replaced its predecessor because: new value for key "${key}"`);
     // The superseded fact is never recalled again.
     expect(jsonOf<RecallHit[]>(after).map((h) => h.id)).toEqual([correctionId]);
   }
 
   it("remembers an allergy across processes, keeps users apart, and a correction supersedes it (English and Chinese)", async () => {
     await Promise.all([
-      scenario("scenario-en", "alice", ALLERGY, CORRECTION, "Can I have a peanut butter sandwich?"),
-      scenario("scenario-zh", "xiaoming", ALLERGY_ZH, CORRECTION_ZH, "花生酱三明治可以吗"),
+      scenario("scenario-en", "alice", ALLERGY, CORRECTION, "Can I have a peanut butter sandwich?", "allergy_peanut"),
+      scenario("scenario-zh", "xiaoming", ALLERGY_ZH, CORRECTION_ZH, "花生酱三明治可以吗", "allergy_花生"),
+    ]);
+  }, TEST_TIMEOUT_MS);
+});
+
+describe("moomem CLI: the offline default keeps statements and supersedes by slot", () => {
+  const SMALL_TALK_EN = ["hi there!", "how are you today?", "thanks a lot", "ok cool", "Can I eat peanuts?"];
+  const SMALL_TALK_ZH = ["你好", "谢谢你", "好的", "哈哈哈", "我能吃花生吗？"];
+
+  /** AC-03 and the README's move, in one folder per language: every step a new process. */
+  async function offline(name: string, user: string, smallTalk: string[], fact: string, before: string, after: string): Promise<void> {
+    const dir = dirArgs(name);
+    const chatter = expectOk(await runMoomem([...dir, "add", "-u", user, smallTalk[0]!]));
+    expect(chatter.stdout).toBe("extracted 0 · inserted 0 · duplicates 0 · superseded 0 · conflicts 0\nnothing to remember: the extractor kept no statement of this text (the default drops questions, greetings and other small talk)\n");
+    const mixed = jsonOf<AddSummary>(await runMoomem([...dir, "--json", "add", "-u", user, "-"], { input: [...smallTalk, fact].join("\n") }));
+    expect(mixed).toMatchObject({ extracted: 1, inserted: 1 });
+    expect(jsonOf<MemoryEntry[]>(await runMoomem([...dir, "--json", "list", "-u", user])).map((e) => e.content)).toEqual([fact]);
+
+    const old = jsonOf<AddSummary>(await runMoomem([...dir, "--json", "add", "-u", user, before]));
+    const moved = expectOk(await runMoomem([...dir, "add", "-u", user, after]));
+    const movedId = /^inserted\s+(\S+)/m.exec(moved.stdout)![1]!;
+    expect(moved.stdout).toMatch(new RegExp(`^extracted 1 · inserted 1 · duplicates 0 · superseded 1 · conflicts 0\ninserted\\s+${movedId}\\s+fact:home_city\\s+${after}\n  replaces ${old.facts[0]!.id} \\(now superseded`));
+    const [profile, recalled] = await Promise.all([runMoomem([...dir, "--json", "profile", "-u", user]), runMoomem([...dir, "--json", "recall", "-u", user, `${before} ${after}`])]);
+    expect(jsonOf<{ slots: Record<string, { value: string }> }>(profile).slots["home_city"]).toMatchObject({ value: after });
+    expect(jsonOf<RecallHit[]>(recalled).map((h) => h.content)).not.toContain(before);
+  }
+
+  it("stores one memory of small talk plus a fact (AC-03) and a move supersedes the old city (English and Chinese)", async () => {
+    await Promise.all([
+      offline("offline-en", "alice", SMALL_TALK_EN, "I'm allergic to peanuts", "I live in Beijing", "I moved to Shenzhen"),
+      offline("offline-zh", "xiaoming", SMALL_TALK_ZH, "我对花生过敏", "我住在北京", "我搬到深圳了"),
     ]);
   }, TEST_TIMEOUT_MS);
 });
@@ -95,7 +124,7 @@ describe("moomem CLI: every command", () => {
     const tea = jsonOf<AddSummary>(await runMoomem([...dir, "--json", "add", "-u", "carol", "--meta", "source=cli", "--meta", "channel=test", "I", "prefer", "green", "tea"]));
     expect(tea.facts[0]!.content).toBe("I prefer green tea");
     const human = expectOk(await runMoomem([...dir, "add", "-u", "carol", "-"], { input: "I play the cello on Sundays\n" }));
-    expect(human.stdout).toMatch(/^extracted 1 · inserted 1 · duplicates 0 · superseded 0 · conflicts 0\ninserted\s+\S+\s+unstructured\s+I play the cello on Sundays\n$/);
+    expect(human.stdout).toMatch(/^extracted 1 · inserted 1 · duplicates 0 · superseded 0 · conflicts 0\ninserted\s+\S+\s+fact\s+I play the cello on Sundays\n$/);
     const celloId = /^inserted\s+(\S+)/m.exec(human.stdout)![1]!;
 
     const [listed, listedJson, profile] = await Promise.all([
@@ -103,7 +132,7 @@ describe("moomem CLI: every command", () => {
       runMoomem([...dir, "--json", "list", "-u", "carol", "--status", "active"]),
       runMoomem([...dir, "profile", "-u", "carol"]),
     ]);
-    expect(expectOk(profile).stdout).toBe("unstructured\n  - I play the cello on Sundays\n  - I prefer green tea\n");
+    expect(expectOk(profile).stdout).toBe("slots\n  likes_green_tea  I prefer green tea\nfacts\n  - I play the cello on Sundays\n");
     expect(expectOk(listed).stdout).toMatch(/^id\s+status\s+kind\s+created\s+content\n.*I prefer green tea\n.*I play the cello on Sundays\n2 entries\n$/);
     const active = jsonOf<MemoryEntry[]>(listedJson);
     expect(active.map((e) => e.content)).toEqual(["I prefer green tea", "I play the cello on Sundays"]);
@@ -115,7 +144,7 @@ describe("moomem CLI: every command", () => {
     expect(jsonOf<{ forgotten: number; purged: boolean }>(await runMoomem([...dir, "--json", "forget", "-u", "carol", "--all", "--purge"]))).toEqual({ forgotten: 2, purged: true });
 
     const [stats, statsHuman, reembed] = await Promise.all([runMoomem([...dir, "--json", "stats"]), runMoomem([...dir, "stats"]), runMoomem([...dirArgs("scenario-en"), "reembed"])]);
-    expect(jsonOf<StoreStats>(stats)).toMatchObject({ total: 2, active: 0, deleted: 2, users: 1, extractorMode: "raw", formatVersion: 3 });
+    expect(jsonOf<StoreStats>(stats)).toMatchObject({ total: 2, active: 0, deleted: 2, users: 1, extractorMode: "patterns", formatVersion: 3 });
     expect(expectOk(statsHuman).stdout).toMatch(/^store\s+.*commands\nentries\s+2\n {2}active\s+0\n/);
     expect(expectOk(reembed).stdout).toBe("2 entries now hold vectors of hashing-v2/256 (256 dims)\n");
     // Purged when the forget command closed the store: compaction removed the old slot and journal, so no file holds the content.
@@ -127,8 +156,8 @@ describe("moomem CLI: every command", () => {
   it("export (stdout, -o, one user) and import (file, stdin) rebuild an equivalent store", async () => {
     const fromDir = join(temp, "export-from");
     const source = await MemoryStore.open(fromDir);
-    await source.add("dave", "My daughter Lily is 6 years old");
-    await source.add("dave", "My daughter Lily is 7 years old");
+    await source.add("dave", "I live in Berlin");
+    await source.add("dave", "I moved to Hamburg");
     await source.add("erin", "I work night shifts as a nurse");
     const expected = await source.list("dave");
     await source.close();

@@ -111,7 +111,7 @@ describe("StoreHolder (follow mode)", () => {
     const holder = await StoreHolder.open(holderOptions(dir).options);
     expect(await holder.use((s) => s.users())).toEqual([]);
     const writer = await MemoryStore.open(dir);
-    await writer.add("newcomer", "hello there");
+    await writer.add("newcomer", "I keep bees on the roof");
     expect(await holder.use((s) => s.users())).toMatchObject([{ userId: "newcomer", total: 1 }]);
     await writer.close();
     await holder.close();

@@ -7,7 +7,7 @@ describe("add and recall", () => {
     const mem = await MemoryStore.open(":memory:");
     const summary = await mem.add("user-42", "I'm allergic to peanuts");
     expect(summary).toMatchObject({ extracted: 1, inserted: 1, duplicates: 0, superseded: 0, degraded: false });
-    expect(summary.facts[0]).toMatchObject({ content: "I'm allergic to peanuts", kind: "unstructured", action: "inserted" });
+    expect(summary.facts[0]).toMatchObject({ content: "I'm allergic to peanuts", kind: "fact", key: "allergy_peanut", action: "inserted" });
     await mem.add("user-42", "My favourite colour is green");
     await mem.add("user-42", "I work as a nurse in the night shift");
     const hits = await mem.recall("user-42", "peanuts allergy", { topK: 5 });
@@ -104,7 +104,7 @@ describe("add and recall", () => {
     );
     const [entry] = await mem.list("u1");
     expect(entry!.content).toBe("I just adopted a cat named Miso");
-    expect(entry!.metadata).toMatchObject({ channel: "chat", tags: ["pets"], extractor: "raw" });
+    expect(entry!.metadata).toMatchObject({ channel: "chat", tags: ["pets"], extractor: "patterns" });
     await mem.close();
   });
 
@@ -119,7 +119,8 @@ describe("add and recall", () => {
     expect(old[0]!.createdAt).toBe(Date.UTC(2024, 0, 1));
     const recent = await mem.recall("u1", "hiking", { since: Date.UTC(2026, 0, 1), metadata: { agent: "travel" } });
     expect(recent.map((h) => h.content)).toEqual(["went hiking in norway"]);
-    expect(await mem.recall("u1", "hiking", { kind: "fact" })).toEqual([]);
+    expect((await mem.recall("u1", "hiking", { kind: "event" })).map((h) => h.content).sort()).toEqual(["went hiking in norway", "went hiking in the alps"]);
+    expect(await mem.recall("u1", "hiking", { kind: "preference" })).toEqual([]);
     await mem.close();
   });
 

@@ -32,7 +32,7 @@ describe("a formatContext block fed back into add is not learned again", () => {
   });
 
   it("RawExtractor: a transcript with the block in the system and the user message", async () => {
-    const { mem, block } = await primed();
+    const { mem, block } = await primed({ extractor: new RawExtractor() });
     const transcript: ChatMessage[] = [
       { role: "system", content: `You are a cook.\n${block}` },
       { role: "user", content: `${block}\nWhat can I cook tonight? I bought tofu.` },
@@ -44,8 +44,20 @@ describe("a formatContext block fed back into add is not learned again", () => {
     await mem.close();
   });
 
-  it("RawExtractor: an input that is only the block stores nothing", async () => {
+  it("the default extractor: the block is removed, and the user's question is not kept either", async () => {
     const { mem, block } = await primed();
+    const summary = await mem.add("u1", [
+      { role: "system", content: `You are a cook.\n${block}` },
+      { role: "user", content: `${block}\nWhat can I cook tonight? I bought tofu.` },
+      { role: "assistant", content: "How about mapo tofu without peanuts?" },
+    ]);
+    expect(summary.facts.map((f) => f.content)).toEqual(["I bought tofu."]);
+    expect(await contents(mem)).toEqual(["I'm allergic to peanuts", "I moved to Shenzhen", "I bought tofu."]);
+    await mem.close();
+  });
+
+  it("RawExtractor: an input that is only the block stores nothing", async () => {
+    const { mem, block } = await primed({ extractor: new RawExtractor() });
     const summary = await mem.add("u1", block);
     expect(summary).toMatchObject({ extracted: 0, inserted: 0, duplicates: 0 });
     expect(await mem.add("u1", [{ role: "user", content: block }])).toMatchObject({ extracted: 0, inserted: 0 });

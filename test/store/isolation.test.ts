@@ -16,7 +16,7 @@ describe("isolation (AC-02)", () => {
     }
     expect((await rejectsWith(mem.add("a/b", "x"), "INVALID_USER_ID")).message).toContain('"/"');
     expect((await rejectsWith(mem.add("nul\u0000", "x"), "INVALID_USER_ID")).message).toContain("U+0000");
-    for (const id of ["a", "A", "user-42", "u_1.x", "x".repeat(64), "-dash"]) await mem.add(id, "fine");
+    for (const id of ["a", "A", "user-42", "u_1.x", "x".repeat(64), "-dash"]) await mem.add(id, "fine print");
     expect((await mem.stats()).total).toBe(6);
     // case-sensitive
     expect(await mem.recall("a", "fine")).toHaveLength(1);

@@ -113,10 +113,13 @@ describe("since / until / kind / metadata filters", () => {
     expect((await mem.list("u1", { metadata: { tags: ["trip"] } })).length).toBe(1);
     expect(await mem.list("u1", { metadata: { tags: "trip" } })).toEqual([]);
     expect(await mem.list("u1", { metadata: { agent: "travel", missing: null } })).toEqual([]);
-    expect((await mem.list("u1", { kind: "unstructured" })).length).toBe(4);
+    // The default extractor tells events (a flight, an appointment) from other facts.
+    expect((await mem.list("u1", { kind: "event" })).map((e) => e.content)).toEqual(["flight to Lisbon booked", "Lisbon dentist appointment moved"]);
+    expect((await mem.list("u1", { kind: "fact" })).map((e) => e.content)).toEqual(["hotel in Lisbon near the river", "Lisbon restaurant list"]);
+    expect(await mem.list("u1", { kind: "unstructured" })).toEqual([]);
     expect(await mem.recall("u1", "Lisbon", { kind: "preference" })).toEqual([]);
     // Filters combine with each other and with status.
-    // (Raw text has kind "unstructured" but status "active": the status "unstructured" marks a degraded add.)
+    // (The status "unstructured" marks a degraded add, whatever the entry's kind.)
     expect((await mem.list("u1", { status: "active", metadata: { agent: "travel" }, since: T0 + DAY })).map((e) => e.content)).toEqual(["hotel in Lisbon near the river"]);
     expect(await mem.list("u1", { status: "unstructured", metadata: { agent: "travel" } })).toEqual([]);
     expect(await mem.list("u1", { status: "deleted", kind: "unstructured" })).toEqual([]);

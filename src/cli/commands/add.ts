@@ -48,7 +48,7 @@ function readMeta(ctx: CommandContext): Metadata | undefined {
 function printSummary(out: Output, s: AddSummary, user: string): void {
   const counts = [`extracted ${s.extracted}`, `inserted ${s.inserted}`, `duplicates ${s.duplicates}`, `superseded ${s.superseded}`, `conflicts ${s.conflicts}`];
   out.line(counts.join(" · "));
-  if (s.extracted === 0) out.line("nothing to remember: the extractor found no facts in this text");
+  if (s.extracted === 0) out.line(`nothing to remember: ${s.nothingExtracted ?? "the extractor kept no statement of this text (the default drops questions, greetings and other small talk)"}`);
   if (s.degraded) out.line(out.style.yellow("degraded: extraction or embedding failed, so the text was kept as is (see the entry's metadata)"));
   for (const fact of s.facts) {
     const action = fact.action === "inserted" ? out.style.green("inserted ") : out.style.dim("duplicate");

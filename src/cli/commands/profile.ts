@@ -11,8 +11,8 @@ export const profileCommand: Command = {
   options: { user: USER_OPTION },
   details: [
     "Only live memories count: superseded and forgotten ones are left out. Slots (keys such as",
-    "home_city) come from an extractor that names them, e.g. the LLM extractor; the default",
-    "extractor stores text as is, so its memories are listed under unstructured.",
+    "home_city) come from the extractor: the default one keys common personal facts (where you",
+    "live, your job, name, diet, allergies…); the rest are listed by kind.",
     "",
     "example:",
     "  moomem profile -u alice",

@@ -23,7 +23,7 @@ export const statsCommand: Command = {
       ["  active", String(s.active)],
       ["  superseded", String(s.superseded)],
       ["  deleted", String(s.deleted)],
-      ["  unstructured", String(s.unstructured)],
+      ["  unstructured (extraction failed; see reextract)", String(s.unstructured)],
       ["users", String(s.users)],
       ["on disk", `${formatBytes(s.bytesOnDisk)} (${s.bytesOnDisk} bytes)`],
       ["last write", formatTime(s.lastWriteAt)],
