@@ -1,7 +1,10 @@
 // `npm run eval`: LoCoMo retrieval through MemoryStore.recall, per shared/data/locomo/PROTOCOL.md; writes docs/eval/locomo.{md,svg}.
 //
-// Usage: tsx eval/locomo.ts [--data <locomo.json>] [--dated] [--rrf-k N] [--vector-weight W] [--candidates N]
+// Usage: tsx eval/locomo.ts [--data <locomo.json>] [--dated] [--embedder hashing|use-lite]
+//                           [--rrf-k N] [--vector-weight W] [--min-similarity S] [--candidates N]
 //                           [--save <per-question.json>] [--no-report] [--quiet]
+// `--embedder use-lite` plugs in an English sentence encoder (eval/use-lite-embedder.ts; installed on
+// demand, then offline); its vectors are cached under eval/.cache/ (git-ignored), so reruns are cheap.
 // The data is read where it lies (CC BY-NC 4.0): never copy it into this repository.
 
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -12,9 +15,13 @@ import type { ConflictJudge, RecallMode } from "../src/types.ts";
 import { CATEGORY_NAMES, HEADLINE_CATEGORIES, loadLocomo, type Conversation } from "./locomo-data.ts";
 import { KS, mean, metricValue, pairedBootstrap, scoreQuestion, type PairedComparison, type QuestionResult } from "./metrics.ts";
 import { groupedBarChart } from "./svg-chart.ts";
+import { CachedEmbedder, cacheFileFor } from "./embedding-cache.ts";
+import { UseLiteEmbedder } from "./use-lite-embedder.ts";
 
 export const MODES: readonly RecallMode[] = ["keyword", "vector", "hybrid"];
 const REPO = new URL("..", import.meta.url);
+/** Where `--embedder use-lite` keeps its vectors between runs (git-ignored). */
+const CACHE_DIR = new URL("eval/.cache/", REPO);
 export const DEFAULT_DATA: string = fileURLToPath(new URL("../shared/data/locomo/locomo-dev.json", REPO));
 
 /** Conflict judging is off for this benchmark: a judge could retire near-duplicate evidence turns. */
@@ -55,6 +62,12 @@ export async function runLocomo(options: LocomoOptions = {}): Promise<LocomoRun>
   let skipped = 0;
   const diaIdsOf = new Map<string, string[]>();
   try {
+    const embedder = options.store?.embedder;
+    if (embedder instanceof CachedEmbedder) {
+      // Fill the cache in large batches first: one add per turn would call the encoder 2,760 times.
+      await embedder.embed(conversations.flatMap((c) => c.turns.map((t) => turnContent(t, options.dated === true))));
+      await embedder.embed(conversations.flatMap((c) => c.questions.map((q) => q.question)));
+    }
     for (const conv of conversations) {
       turns += conv.turns.length;
       skipped += conv.skipped;
@@ -90,10 +103,15 @@ export async function runLocomo(options: LocomoOptions = {}): Promise<LocomoRun>
   }
 }
 
+/** A turn as the protocol stores it: `<speaker>: <text>`, or `[<session date>] <speaker>: <text>` when dated. */
+function turnContent(turn: Conversation["turns"][number], dated: boolean): string {
+  const line = `${turn.speaker}: ${turn.text}`;
+  return dated ? `[${turn.sessionDate}] ${line}` : line;
+}
+
 async function addTurns(store: MemoryStore, conv: Conversation, dated: boolean, diaIdsOf: Map<string, string[]>): Promise<void> {
   for (const turn of conv.turns) {
-    const line = `${turn.speaker}: ${turn.text}`;
-    const content = dated ? `[${turn.sessionDate}] ${line}` : line;
+    const content = turnContent(turn, dated);
     const summary = await store.add(conv.sampleId, content, { metadata: { dia_id: turn.diaId } });
     // A repeated line ("Thanks!") is deduplicated into the first entry, which then stands for both turns.
     const id = summary.facts[0]?.id;
@@ -274,7 +292,13 @@ function parseArgs(argv: string[]): { options: LocomoOptions; save?: string; rep
     else if (arg === "--dated") options.dated = true;
     else if (arg === "--rrf-k") store.rrfK = Number(value());
     else if (arg === "--vector-weight") store.vectorWeight = Number(value());
+    else if (arg === "--min-similarity") store.minSimilarity = Number(value());
     else if (arg === "--candidates") store.candidates = Number(value());
+    else if (arg === "--embedder") {
+      const name = value();
+      if (name === "use-lite") store.embedder = new CachedEmbedder(new UseLiteEmbedder(), cacheFileFor(CACHE_DIR, "use-lite/energetic-ai-0.2.0/512"));
+      else if (name !== "hashing") throw new Error(`--embedder must be hashing (the default) or use-lite, got ${name}`);
+    }
     else if (arg === "--save") save = value();
     else if (arg === "--no-report") report = false;
     else if (arg === "--quiet") quiet = true;

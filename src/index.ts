@@ -22,6 +22,7 @@ export type {
   Clock,
   ConflictJudge,
   Embedder,
+  EmbedderKind,
   EntryKind,
   EntryStatus,
   ExtractedFact,
