@@ -31,7 +31,7 @@ import { SimilarityJudge, type JudgeCandidate } from "../ingest/similarity-judge
 import { ExtractionGuard, extractFacts, type PreparedFact } from "../ingest/extract.ts";
 import { embedTexts } from "../ingest/embed.ts";
 import { judgeFacts } from "../ingest/judge.ts";
-import { embedderKind, fuseRoutes, fusionDefaults, type FusionMethod } from "./ranking.ts";
+import { addNeighborContext, embedderKind, fuseRoutes, fusionDefaults, type FusionMethod } from "./ranking.ts";
 import type { ScoreMoments } from "../indexes/vector-index.ts";
 import { normalizeForDedup, tokenize } from "../text/tokenizer.ts";
 import { normalize } from "../embedding/vector-math.ts";
@@ -95,6 +95,13 @@ export interface OpenOptions {
    * returning memories that share nothing with the query.
    */
   minSimilarity?: number;
+  /**
+   * Neighbouring-turn context: a candidate gains this share of the fused score of the user's memory
+   * written just before or after it (within 30 minutes of it), when that memory is a candidate too.
+   * Helps conversations stored turn by turn, where an answer sits beside the question that matched.
+   * Default 0.25; 0 turns it off (docs/eval/tuning.md).
+   */
+  neighborWeight?: number;
   /** Candidates taken from each route before fusion (default `min(50, max(20, 2·topK))`, at least topK). */
   candidates?: number;
   /** Similarity at which the default judge replaces an old fact (default 0.82). */
@@ -179,7 +186,7 @@ export interface ForgetOptions {
 
 const OPEN_KEYS = [
   "embedder", "extractor", "judge", "backend", "clock", "sync", "syncIntervalMs", "readOnly",
-  "fusion", "rrfK", "vectorWeight", "minSimilarity", "candidates", "supersedeThreshold", "maxContentChars", "compactAfterBytes", "reembed",
+  "fusion", "rrfK", "vectorWeight", "minSimilarity", "neighborWeight", "candidates", "supersedeThreshold", "maxContentChars", "compactAfterBytes", "reembed",
 ] as const;
 const JUDGE_CANDIDATES_PER_ROUTE = 8;
 /** Judging skips the configured judge when extraction already used its retry (2 model calls per add at most). */
@@ -200,6 +207,7 @@ interface Settings {
   rrfK: number;
   vectorWeight: number;
   minSimilarity: number;
+  neighborWeight: number;
   /** Conflict candidates also by vector (not for the built-in judge on hashing vectors: BM25 already finds its near matches). */
   judgeByVector: boolean;
   candidates: number | undefined;
@@ -328,6 +336,7 @@ export class MemoryStore {
       rrfK: o["rrfK"] === undefined ? defaults.rrfK : checkNumberIn(o["rrfK"], "open: rrfK", 1, 10_000),
       vectorWeight: o["vectorWeight"] === undefined ? defaults.vectorWeight : checkNumberIn(o["vectorWeight"], "open: vectorWeight", 0, 100),
       minSimilarity: o["minSimilarity"] === undefined ? defaults.minSimilarity : checkNumberIn(o["minSimilarity"], "open: minSimilarity", 0, 0.99),
+      neighborWeight: o["neighborWeight"] === undefined ? defaults.neighborWeight : checkNumberIn(o["neighborWeight"], "open: neighborWeight", 0, 10),
       // A host's judge (an LLM) can use looser candidates, and costs far more than the scan anyway.
       judgeByVector: !lexical || o["judge"] !== undefined,
       candidates: o["candidates"] === undefined ? undefined : checkIntegerIn(o["candidates"], "open: candidates", 1, 10_000),
@@ -621,14 +630,15 @@ export class MemoryStore {
     const vectorMoments: ScoreMoments = { count: 0, sum: 0, sumSquares: 0 };
     const vectorHits = mode !== "keyword" && queryVector !== null ? route(shard.vectors.search(queryVector, k, vectorMoments).filter((h) => h.score > floor)) : [];
     const keywordSearched = mode !== "vector" && tokens.length > 0 ? shard.keywords.search(tokens, k) : [];
-    const fused = fuseRoutes(this.#settings, mode, {
+    const routed = fuseRoutes(this.#settings, mode, {
       vector: vectorHits,
       vectorMoments,
       vectorScoreOf: (doc) => (queryVector === null ? 0 : Math.max(0, shard.vectors.score(doc, queryVector) ?? 0)),
       keyword: route([...keywordSearched]),
       keywordSearched,
       keywordCount: shard.keywords.size,
-    }).sort(newerFirst).slice(0, topK);
+    });
+    const fused = addNeighborContext(routed, shard.entries, this.#settings.neighborWeight).sort(newerFirst).slice(0, topK);
     return fused.map((f) => toRecallHit(this.#state.bySeq(f.doc)!, f.score, f.ranks[0], f.ranks[1], degraded));
   }
 

@@ -34,8 +34,9 @@ async function recallAll(options: Options, query = "peanuts allergy", facts = FA
   return out;
 }
 
+/** The top hybrid hit with neighbouring-turn context off, so its score is the fusion's alone. */
 async function topHit(options: Options): Promise<RecallHit> {
-  const { hybrid } = await recallAll(options);
+  const { hybrid } = await recallAll({ ...options, neighborWeight: 0 });
   expect(hybrid[0]).toBeDefined();
   return hybrid[0]!;
 }
@@ -55,7 +56,8 @@ describe("recall fusion", () => {
       [{ embedder: customEmbedder("semantic") }, 1],
       [{ embedder: customEmbedder(), vectorWeight: 0.5 }, 0.5],
     ] as Array<[Options, number]>) {
-      const { hybrid, vector, keyword } = await recallAll(options);
+      // Neighbouring-turn context off: this checks the fusion alone.
+      const { hybrid, vector, keyword } = await recallAll({ ...options, neighborWeight: 0 });
       const [top] = hybrid;
       expect([top?.keywordRank, top?.vectorRank]).toEqual([1, 1]);
       expect(top?.content).toBe("I'm allergic to peanuts");
@@ -88,7 +90,7 @@ describe("recall fusion", () => {
 
   it("vectorWeight 0: the vector route still reports its ranks but has no say", async () => {
     for (const fusion of ["zscore", "rrf"] as const) {
-      const { hybrid, keyword } = await recallAll({ vectorWeight: 0, fusion });
+      const { hybrid, keyword } = await recallAll({ vectorWeight: 0, fusion, neighborWeight: 0 });
       expect(hybrid[0]!.vectorRank).toBe(1);
       expect(hybrid[0]!.score).toBeCloseTo(keyword[0]!.score, 12);
     }
@@ -107,12 +109,39 @@ describe("recall fusion", () => {
     expect(hybrid.slice(0, 3).map((h) => h.score)).toEqual(keyword.map((h) => h.score));
   });
 
-  it("rejects a bad fusion, rrfK with zscore, a bad kind, and a vectorWeight that is not a number in 0..100", async () => {
+  it("neighbouring-turn context: the answer beside a matching question outranks an equal match elsewhere; neighborWeight 0 turns it off", async () => {
+    const chat = [
+      "Melanie: what did you paint for the art show?",
+      "Caroline: a sunset over the lake; the show went well",
+      "Jon: we watched a movie",
+      "Jon: the show on TV was boring",
+    ];
+    const query = "what did you paint for the art show";
+    const on = await recallAll(undefined, query, chat);
+    const off = await recallAll({ neighborWeight: 0 }, query, chat);
+    for (const mode of ["keyword", "hybrid"] as const) {
+      expect(on[mode][0]!.content).toBe(chat[0]);
+      expect(off[mode][0]!.content).toBe(chat[0]);
+      // Without context the two "show" turns tie and the newer wins; with it, the answer beside the question wins.
+      expect(off[mode].slice(1, 3).map((h) => h.content)).toEqual([chat[3], chat[1]]);
+      expect(on[mode].slice(1, 3).map((h) => h.content)).toEqual([chat[1], chat[3]]);
+    }
+    // Turns written hours apart are not one conversation: no context.
+    const mem = await MemoryStore.open(":memory:");
+    const t0 = Date.UTC(2024, 0, 1);
+    for (const [i, text] of chat.entries()) await mem.add("u1", text, { observedAt: t0 + i * 3 * 3_600_000 });
+    const apart = await mem.recall("u1", query, { mode: "keyword" });
+    expect(apart.slice(1, 3).map((h) => h.content)).toEqual([chat[3], chat[1]]);
+    await mem.close();
+  });
+
+  it("rejects a bad fusion, rrfK with zscore, a bad kind, a vectorWeight not in 0..100, a neighborWeight not in 0..10", async () => {
     const bad: Array<[Options, RegExp]> = [
       [{ fusion: "mean" as "rrf" }, /fusion/],
       [{ fusion: "zscore", rrfK: 60 }, /rrfK applies to fusion "rrf"/],
       [{ embedder: { ...customEmbedder(), kind: "dense" as "semantic" } }, /embedder\.kind/],
       ...[-0.1, 101, Number.NaN, "1" as unknown as number].map((vectorWeight): [Options, RegExp] => [{ vectorWeight }, /vectorWeight/]),
+      ...[-1, 11, Number.POSITIVE_INFINITY, null as unknown as number].map((neighborWeight): [Options, RegExp] => [{ neighborWeight }, /neighborWeight/]),
     ];
     for (const [options, message] of bad) {
       await expect(MemoryStore.open(":memory:", options)).rejects.toBeInstanceOf(MoomemError);
