@@ -58,6 +58,8 @@ export class VectorIndex {
   #docs: number[] = [];
   /** doc → slot */
   #slots = new Map<number, number>();
+  /** Partial sums of {@link score}, reused. */
+  readonly #scoreSums = new Float64Array(4);
 
   constructor(dim: number) {
     if (!Number.isInteger(dim) || dim < 1) {
@@ -174,31 +176,32 @@ export class VectorIndex {
     return top.drain();
   }
 
-  /** Cosine of `doc`'s vector with the (unit-length) `query`, or undefined when `doc` has no vector here. O(dim). */
+  /**
+   * Cosine of `doc`'s vector with the (unit-length) `query`, or undefined when `doc` has no vector here.
+   * O(dim). Recall calls it for a few docs after `search` has checked the same query, so only its type
+   * and length are checked here.
+   */
   score(doc: number, query: Float32Array): number | undefined {
     const slot = this.#slots.get(doc);
     if (slot === undefined) return undefined;
-    const problem = checkVector(query, this.dim);
-    if (problem !== null) throw invalidArgument(`VectorIndex.score: the query vector ${problem}.`);
+    if (!(query instanceof Float32Array) || query.length !== this.dim) {
+      throw invalidArgument(`VectorIndex.score: the query vector ${checkVector(query, this.dim) ?? "is not usable"}.`);
+    }
     const data = this.#data;
     const width = this.#width;
     const dim = this.dim;
-    // The scan's sum order (see laneTerms): component i into partial sum i mod 4, the tail into the first.
+    // The scan's sum order (see laneTerms): component i into partial sum i mod 4, the tail into the first,
+    // skipping the query's zero components as the scan does (each component is a separate cache line here).
     const end4 = dim - (dim % 4);
-    let s0 = 0;
-    let s1 = 0;
-    let s2 = 0;
-    let s3 = 0;
-    let c = 0;
-    let at = this.#first(slot);
-    for (; c < end4; c += 4, at += 4 * width) {
-      s0 += (data[at] as number) * (query[c] as number);
-      s1 += (data[at + width] as number) * (query[c + 1] as number);
-      s2 += (data[at + 2 * width] as number) * (query[c + 2] as number);
-      s3 += (data[at + 3 * width] as number) * (query[c + 3] as number);
+    const sums = this.#scoreSums.fill(0);
+    const first = this.#first(slot);
+    for (let c = 0; c < dim; c++) {
+      const q = query[c] as number;
+      if (q === 0) continue;
+      const lane = c < end4 ? c & 3 : 0;
+      sums[lane] = (sums[lane] as number) + (data[first + c * width] as number) * q;
     }
-    for (; c < dim; c++, at += width) s0 += (data[at] as number) * (query[c] as number);
-    return s0 + s1 + (s2 + s3);
+    return (sums[0] as number) + (sums[1] as number) + ((sums[2] as number) + (sums[3] as number));
   }
 
   /** Index of component 0 of `slot` in `#data`; component `c` is `c · width` further on. */

@@ -53,3 +53,19 @@ describe("addNeighborContext", () => {
     expect(addNeighborContext(fused([99, 1], [1, 5]), entries, 0.5).map((f) => f.score)).toEqual([1, 5]);
   });
 });
+
+describe("addNeighborContext: finding entries", () => {
+  it("finds neighbours in lists with gaps in their seqs (other users' writes, deleted entries), as a plain scan would", () => {
+    // Seqs 1, 2, 10, 11, 12, 40, 41, 300, …: interpolation lands far off, the fallback search must still find them.
+    const seqs = [1, 2, 10, 11, 12, 40, 41, 300, 301, 302, 303, 304, 305, 306, 307, 308, 309, 310, 311, 900];
+    const list = seqs.map((seq) => entry(seq));
+    for (let i = 0; i < seqs.length; i++) {
+      const scores = seqs.map((seq, j): [number, number] => [seq, j === i ? 0 : 1]);
+      // Every entry is a candidate with score 1 except entry i (score 0): i gains weight × 1 iff it has a neighbour.
+      const out = addNeighborContext(fused(...scores), list, 0.5);
+      expect(out[i]!.score).toBe(0.5);
+    }
+    // A seq that is not in the list (between two that are) is left as it is.
+    expect(addNeighborContext(fused([11, 1], [20, 0]), list, 0.5).map((f) => f.score)).toEqual([1, 0]);
+  });
+});
