@@ -3,6 +3,7 @@
 import { describe, it, expect } from "vitest";
 import { MemoryStore } from "../../src/store/memory-store.ts";
 import { HashingEmbedder } from "../../src/embedding/hashing-embedder.ts";
+import { OpenAIEmbedder } from "../../src/adapters/openai/openai-embedder.ts";
 import type { Embedder, RecallHit } from "../../src/types.ts";
 import { MoomemError } from "../../src/errors.ts";
 
@@ -44,6 +45,7 @@ async function topHit(options: Options): Promise<RecallHit> {
 describe("recall fusion", () => {
   it("kinds: HashingEmbedder is lexical, an embedder that does not say is semantic", () => {
     expect(new HashingEmbedder().kind).toBe("lexical");
+    expect(new OpenAIEmbedder({ baseURL: "http://127.0.0.1:9", apiKey: "k", model: "m", dim: 8 }).kind).toBe("semantic");
     expect(customEmbedder().kind).toBeUndefined();
   });
 
