@@ -168,7 +168,11 @@ export interface RecallHit {
   status: EntryStatus;
   createdAt: number;
   metadata: Metadata;
-  /** Fused RRF score. */
+  /**
+   * Fused score, higher is better: by default the sum of the routes' weighted z-scores (how many standard
+   * deviations above the user's average the memory scores), plus neighbouring-turn context; with
+   * `fusion: "rrf"`, Σ weight / (k + rank). Compare it between hits of one recall, not across recalls.
+   */
   score: number;
   /** 1-based rank in the vector route, when that route returned the entry. */
   vectorRank?: number;
