@@ -81,7 +81,7 @@ export function fuseRoutes(settings: FusionSettings, mode: RecallMode, routes: R
  * consecutive turns of a chat are seconds to minutes apart, while memories from separate sessions are
  * hours or days apart and say nothing about each other.
  */
-export const NEIGHBOR_WINDOW_MS = 30 * 60_000;
+export const NEIGHBOR_WINDOW_MS: number = 30 * 60_000;
 
 /**
  * Neighbouring-turn context: each candidate gains `weight` × the best positive fused score of the
