@@ -1,10 +1,14 @@
 // `npm run eval`: LoCoMo retrieval through MemoryStore.recall, per shared/data/locomo/PROTOCOL.md; writes docs/eval/locomo.{md,svg}.
 //
-// Usage: tsx eval/locomo.ts [--data <locomo.json>] [--dated] [--rrf-k N] [--vector-weight W] [--candidates N]
+// Usage: tsx eval/locomo.ts [--data <locomo.json>] [--dated] [--embedder hashing|use-lite]
+//                           [--fusion zscore|rrf] [--rrf-k N] [--vector-weight W] [--min-similarity S]
+//                           [--neighbor-weight W] [--candidates N]
 //                           [--save <per-question.json>] [--no-report] [--quiet]
+// `--embedder use-lite` plugs in an English sentence encoder (eval/use-lite-embedder.ts; installed on
+// demand, then offline); its vectors are cached under eval/.cache/ (git-ignored), so reruns are cheap.
 // The data is read where it lies (CC BY-NC 4.0): never copy it into this repository.
 
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { MemoryStore, type OpenOptions } from "../src/store/memory-store.ts";
 import { FixedClock } from "../src/clock.ts";
@@ -13,10 +17,24 @@ import type { ConflictJudge, RecallMode } from "../src/types.ts";
 import { CATEGORY_NAMES, HEADLINE_CATEGORIES, loadLocomo, type Conversation } from "./locomo-data.ts";
 import { KS, mean, metricValue, pairedBootstrap, scoreQuestion, type PairedComparison, type QuestionResult } from "./metrics.ts";
 import { groupedBarChart } from "./svg-chart.ts";
+import { CachedEmbedder, cacheFileFor } from "./embedding-cache.ts";
+import { UseLiteEmbedder } from "./use-lite-embedder.ts";
 
 export const MODES: readonly RecallMode[] = ["keyword", "vector", "hybrid"];
 const REPO = new URL("..", import.meta.url);
-export const DEFAULT_DATA: string = fileURLToPath(new URL("../shared/data/locomo/locomo-dev.json", REPO));
+/** Where `--embedder use-lite` keeps its vectors between runs (git-ignored). */
+const CACHE_DIR = new URL("eval/.cache/", REPO);
+/** `shared/data/locomo/locomo-dev.json` beside the repository, or beside a folder above it (a git worktree lives deeper). */
+export const DEFAULT_DATA: string = findData(REPO);
+
+function findData(from: URL): string {
+  const first = fileURLToPath(new URL("../shared/data/locomo/locomo-dev.json", from));
+  for (let dir = new URL("..", from); ; dir = new URL("..", dir)) {
+    const candidate = fileURLToPath(new URL("shared/data/locomo/locomo-dev.json", dir));
+    if (existsSync(candidate)) return candidate;
+    if (fileURLToPath(dir) === "/") return first;
+  }
+}
 
 /** Conflict judging is off for this benchmark: a judge could retire near-duplicate evidence turns. */
 const NO_JUDGE: ConflictJudge & { name: string } = { name: "off", judge: () => Promise.resolve([]) };
@@ -57,6 +75,12 @@ export async function runLocomo(options: LocomoOptions = {}): Promise<LocomoRun>
   let skipped = 0;
   const diaIdsOf = new Map<string, string[]>();
   try {
+    const embedder = options.store?.embedder;
+    if (embedder instanceof CachedEmbedder) {
+      // Fill the cache in large batches first: one add per turn would call the encoder 2,760 times.
+      await embedder.embed(conversations.flatMap((c) => c.turns.map((t) => turnContent(t, options.dated === true))));
+      await embedder.embed(conversations.flatMap((c) => c.questions.map((q) => q.question)));
+    }
     for (const conv of conversations) {
       turns += conv.turns.length;
       skipped += conv.skipped;
@@ -92,10 +116,15 @@ export async function runLocomo(options: LocomoOptions = {}): Promise<LocomoRun>
   }
 }
 
+/** A turn as the protocol stores it: `<speaker>: <text>`, or `[<session date>] <speaker>: <text>` when dated. */
+function turnContent(turn: Conversation["turns"][number], dated: boolean): string {
+  const line = `${turn.speaker}: ${turn.text}`;
+  return dated ? `[${turn.sessionDate}] ${line}` : line;
+}
+
 async function addTurns(store: MemoryStore, conv: Conversation, dated: boolean, diaIdsOf: Map<string, string[]>): Promise<void> {
   for (const turn of conv.turns) {
-    const line = `${turn.speaker}: ${turn.text}`;
-    const content = dated ? `[${turn.sessionDate}] ${line}` : line;
+    const content = turnContent(turn, dated);
     const summary = await store.add(conv.sampleId, content, { metadata: { dia_id: turn.diaId } });
     // A repeated line ("Thanks!") is deduplicated into the first entry, which then stands for both turns.
     const id = summary.facts[0]?.id;
@@ -142,7 +171,7 @@ function metricHeader(first: string): string[] {
 export function renderReport(run: LocomoRun, command: string): string {
   const modes = Object.keys(run.results);
   const lines: string[] = [];
-  lines.push("# LoCoMo retrieval (dev split)");
+  lines.push(`# LoCoMo retrieval (dev split${run.embedderId.startsWith("hashing") ? "" : `, ${run.embedderId.split("/")[0]}`}${run.dated ? ", dated content" : ""})`);
   lines.push("");
   lines.push(`Generated by \`${command}\` (${run.seconds.toFixed(0)} s on this 2-core machine). Embedder \`${run.embedderId}\`, raw extractor, conflict judging off (0 entries superseded, as the protocol requires). Content per memory: ${run.dated ? "`[<session date>] <speaker>: <text>`" : "`<speaker>: <text>`"}.`);
   lines.push("");
@@ -155,6 +184,16 @@ export function renderReport(run: LocomoRun, command: string): string {
   lines.push(...metricHeader("mode"));
   for (const mode of modes) lines.push(metricRow(mode, headline(run.results[mode]!)));
   lines.push("");
+  const better = betterRoute(run);
+  if (better !== null) {
+    const c = compareOn(headline(run.results[better]!), headline(run.results["hybrid"]!), "AnyHit@5");
+    lines.push("### Hybrid vs the better single route");
+    lines.push("");
+    lines.push(`Fusion must never make recall worse than the better of its two routes (here **${better}**-only, by AnyHit@5). Paired on the same questions:`);
+    lines.push("");
+    lines.push(`hybrid AnyHit@5 **${pct(c.b)}** vs ${better} ${pct(c.a)}: ${describeComparison(c)}. Check hybrid ≥ 0.99 × ${better}: **${c.ratio >= 0.99 ? "met" : "NOT met"}** (point ratio ${c.ratio.toFixed(3)}; the interval's low end ${c.ratioLow.toFixed(3)}).`);
+    lines.push("");
+  }
   if (run.results["hybrid"] !== undefined && run.results["keyword"] !== undefined) {
     const kw = headline(run.results["keyword"]);
     const hy = headline(run.results["hybrid"]);
@@ -240,6 +279,22 @@ export function renderReport(run: LocomoRun, command: string): string {
   return lines.join("\n");
 }
 
+/** The single route (keyword or vector) with the higher headline AnyHit@5, or null when a mode is missing. */
+export function betterRoute(run: LocomoRun): "keyword" | "vector" | null {
+  const { keyword, vector, hybrid } = run.results;
+  if (keyword === undefined || vector === undefined || hybrid === undefined) return null;
+  const at5 = (rs: QuestionResult[]): number => mean(headline(rs).map((r) => metricValue(r, "AnyHit@5")));
+  return at5(vector) > at5(keyword) ? "vector" : "keyword";
+}
+
+/** Report file name (without extension) of a run: `locomo` for the default embedder, `locomo-use-lite`, `locomo-dated`, … */
+export function reportName(run: LocomoRun): string {
+  const parts = ["locomo"];
+  if (!run.embedderId.startsWith("hashing")) parts.push(run.embedderId.split("/")[0]!.replace(/[^a-z0-9-]+/gi, "-"));
+  if (run.dated) parts.push("dated");
+  return parts.join("-");
+}
+
 export function renderChart(run: LocomoRun): string {
   const groups = [...HEADLINE_CATEGORIES.map((c) => `${c} ${CATEGORY_NAMES[c]}`), "micro 1–4"];
   const colors: Record<string, string> = { keyword: "#8c8c8c", vector: "#5b9bd5", hybrid: "#c0504d" };
@@ -276,7 +331,15 @@ function parseArgs(argv: string[]): { options: LocomoOptions; save?: string; rep
     else if (arg === "--dated") options.dated = true;
     else if (arg === "--rrf-k") store.rrfK = Number(value());
     else if (arg === "--vector-weight") store.vectorWeight = Number(value());
+    else if (arg === "--min-similarity") store.minSimilarity = Number(value());
+    else if (arg === "--neighbor-weight") store.neighborWeight = Number(value());
+    else if (arg === "--fusion") store.fusion = value() as NonNullable<OpenOptions["fusion"]>;
     else if (arg === "--candidates") store.candidates = Number(value());
+    else if (arg === "--embedder") {
+      const name = value();
+      if (name === "use-lite") store.embedder = new CachedEmbedder(new UseLiteEmbedder(), cacheFileFor(CACHE_DIR, "use-lite/energetic-ai-0.2.0/512"));
+      else if (name !== "hashing") throw new Error(`--embedder must be hashing (the default) or use-lite, got ${name}`);
+    }
     else if (arg === "--save") save = value();
     else if (arg === "--no-report") report = false;
     else if (arg === "--quiet") quiet = true;
@@ -299,14 +362,19 @@ async function main(): Promise<void> {
     if (run.results["hybrid"] !== undefined && run.results["keyword"] !== undefined) {
       console.log(`hybrid vs keyword AnyHit@5: ${describeComparison(compareOn(headline(run.results["keyword"]), headline(run.results["hybrid"]), "AnyHit@5"))}`);
     }
+    const better = betterRoute(run);
+    if (better !== null && better !== "keyword") {
+      console.log(`hybrid vs ${better} AnyHit@5: ${describeComparison(compareOn(headline(run.results[better]!), headline(run.results["hybrid"]!), "AnyHit@5"))}`);
+    }
   }
   if (args.save !== undefined) writeFileSync(args.save, JSON.stringify({ embedderId: run.embedderId, dated: run.dated, results: run.results }) + "\n");
   if (args.report) {
     const dir = new URL("docs/eval/", REPO);
     mkdirSync(dir, { recursive: true });
-    writeFileSync(new URL("locomo.md", dir), renderReport(run, command));
-    writeFileSync(new URL("locomo.svg", dir), renderChart(run));
-    if (!args.quiet) console.log(`wrote docs/eval/locomo.md and docs/eval/locomo.svg`);
+    const name = reportName(run);
+    writeFileSync(new URL(`${name}.md`, dir), renderReport(run, command).replace("](locomo.svg)", `](${name}.svg)`));
+    writeFileSync(new URL(`${name}.svg`, dir), renderChart(run));
+    if (!args.quiet) console.log(`wrote docs/eval/${name}.md and docs/eval/${name}.svg`);
   }
 }
 

@@ -24,6 +24,7 @@ export type {
   Clock,
   ConflictJudge,
   Embedder,
+  EmbedderKind,
   EntryKind,
   EntryStatus,
   ExtractedFact,

@@ -82,11 +82,25 @@ export interface ExtractedFact {
   sourceSpan?: string;
 }
 
+/**
+ * What an embedder's vectors capture. `"lexical"`: the words of the text (the built-in `HashingEmbedder`
+ * hashes the same tokens BM25 indexes), so its route mostly repeats the keyword route. `"semantic"`:
+ * meaning learned by a model (OpenAI, Ollama, sentence encoders), which finds memories that share no
+ * word with the query.
+ */
+export type EmbedderKind = "lexical" | "semantic";
+
 /** Turns text into vectors. Must return one vector of length `dim` per text. */
 export interface Embedder {
   readonly dim: number;
   /** Names the embedding space (model and settings); stored in the snapshot so a store is never read with another embedder. */
   readonly id?: string;
+  /**
+   * What the vectors capture; recall derives its fusion defaults (`rrfK`, `vectorWeight`,
+   * `minSimilarity`) from it. Optional: an embedder that does not say is taken as `"semantic"`.
+   * Set `"lexical"` on a word-hashing or sparse embedder of your own.
+   */
+  readonly kind?: EmbedderKind;
   embed(texts: string[]): Promise<Float32Array[]>;
 }
 
@@ -182,7 +196,11 @@ export interface RecallHit {
   status: EntryStatus;
   createdAt: number;
   metadata: Metadata;
-  /** Fused RRF score. */
+  /**
+   * Fused score, higher is better: by default the sum of the routes' weighted z-scores (how many standard
+   * deviations above the user's average the memory scores), plus neighbouring-turn context; with
+   * `fusion: "rrf"`, Σ weight / (k + rank). Compare it between hits of one recall, not across recalls.
+   */
   score: number;
   /** 1-based rank in the vector route, when that route returned the entry. */
   vectorRank?: number;

@@ -59,6 +59,8 @@ const SUBWORD_SEED = 0x73756231;
 export class HashingEmbedder implements Embedder {
   readonly dim: number;
   readonly id: string;
+  /** Its vectors see the words BM25 sees: recall gives them a small vote (see `Embedder.kind`). */
+  readonly kind = "lexical" as const;
   readonly #tokens = new FeatureCounts();
   readonly #subwords = new FeatureCounts();
   /** Bucket sums, reused and cleared after each text (only the vector is new per call). */

@@ -169,6 +169,50 @@ describe("VectorIndex", () => {
     );
   });
 
+  it("score(doc) is the scan's score bit for bit, and search's moments are the sums over every doc (≤ 0 as 0)", () => {
+    const dim = 11;
+    const value = fc.float({ min: -1, max: 1, noNaN: true, noDefaultInfinity: true });
+    const unit = fc
+      .array(fc.oneof(value, value, fc.constant(0)), { minLength: dim, maxLength: dim })
+      .map((values) => {
+        const v = new Float32Array(values);
+        const n = Math.sqrt(dot(v, v));
+        if (n > 0) for (let i = 0; i < dim; i++) v[i] = (v[i] as number) / n;
+        return v;
+      });
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 40 }), unit, (vectors, query) => {
+        const index = new VectorIndex(dim);
+        vectors.forEach((v, doc) => index.add(doc, v));
+        // Removing moves vectors between slots: score() must follow them.
+        for (let doc = 0; doc < vectors.length; doc += 4) index.remove(doc);
+        const moments = { count: -1, sum: -1, sumSquares: -1 };
+        const hits = index.search(query, vectors.length + 1, moments);
+        let sum = 0;
+        let sumSquares = 0;
+        for (const hit of hits) {
+          expect(index.score(hit.doc, query)).toBe(hit.score);
+          sum += hit.score;
+          sumSquares += hit.score * hit.score;
+        }
+        vectors.forEach((v, doc) => {
+          if (!index.has(doc)) return expect(index.score(doc, query)).toBeUndefined();
+          const s = index.score(doc, query)!;
+          expect(s).toBe(dot(v, query));
+        });
+        expect(moments.count).toBe(index.size);
+        expect(moments.sum).toBeCloseTo(sum, 12);
+        expect(moments.sumSquares).toBeCloseTo(sumSquares, 12);
+      }),
+      { numRuns: 100 },
+    );
+    expectInvalidArgument(() => {
+      const index = new VectorIndex(2);
+      index.add(1, vec(1, 0));
+      index.score(1, vec(1));
+    }, /query vector/);
+  });
+
   it("matches brute force bit for bit on float vectors, dense and sparse, of a dim not divisible by 4", () => {
     const dim = 11;
     const value = fc.float({ min: -1, max: 1, noNaN: true, noDefaultInfinity: true });

@@ -6,6 +6,17 @@ import { checkDoc, checkK, TopK, type ScoredDoc } from "./top-k.ts";
 
 export type { ScoredDoc } from "./top-k.ts";
 
+/**
+ * Moments of a query's positive similarities over every doc of the index (a doc scoring ≤ 0 counts as
+ * 0), filled in by {@link VectorIndex.search}: what score fusion needs to standardise the route
+ * (src/fusion/standardized.ts) without a second pass.
+ */
+export interface ScoreMoments {
+  count: number;
+  sum: number;
+  sumSquares: number;
+}
+
 // Small: most users of a multi-user store hold few memories; doubling makes growth cheap.
 const INITIAL_CAPACITY = 2;
 
@@ -47,6 +58,8 @@ export class VectorIndex {
   #docs: number[] = [];
   /** doc → slot */
   #slots = new Map<number, number>();
+  /** Partial sums of {@link score}, reused. */
+  readonly #scoreSums = new Float64Array(4);
 
   constructor(dim: number) {
     if (!Number.isInteger(dim) || dim < 1) {
@@ -112,13 +125,19 @@ export class VectorIndex {
 
   /**
    * The `k` docs most similar to `query` (cosine = dot, since vectors are unit length), best first.
-   * Docs with score ≤ 0 are left out; equal scores put the larger (newer) doc first.
+   * Docs with score ≤ 0 are left out; equal scores put the larger (newer) doc first. With `moments`,
+   * also sums every doc's score (≤ 0 as 0) and its square into it, at the cost of two additions per doc.
    */
-  search(query: Float32Array, k: number): ScoredDoc[] {
+  search(query: Float32Array, k: number, moments?: ScoreMoments): ScoredDoc[] {
     const problem = checkVector(query, this.dim);
     if (problem !== null) throw invalidArgument(`VectorIndex.search: the query vector ${problem}.`);
     checkK("VectorIndex.search", k);
     const count = this.#docs.length;
+    if (moments !== undefined) {
+      moments.count = count;
+      moments.sum = 0;
+      moments.sumSquares = 0;
+    }
     if (k === 0 || count === 0) return [];
     const top = new TopK(Math.min(k, count));
     const data = this.#data;
@@ -133,6 +152,8 @@ export class VectorIndex {
     const zeros = 4 * stride;
     const s2 = 2 * stride;
     const s3 = 3 * stride;
+    let sum = 0;
+    let sumSquares = 0;
     for (let start = 0; start < count; start += width) {
       const n = Math.min(width, count - start);
       const base = start * dim;
@@ -141,10 +162,46 @@ export class VectorIndex {
       }
       for (let j = 0; j < n; j++) {
         const score = (sums[j] as number) + (sums[stride + j] as number) + ((sums[s2 + j] as number) + (sums[s3 + j] as number));
-        if (score > 0) top.offer(docs[start + j] as number, score);
+        if (score > 0) {
+          top.offer(docs[start + j] as number, score);
+          sum += score;
+          sumSquares += score * score;
+        }
       }
     }
+    if (moments !== undefined) {
+      moments.sum = sum;
+      moments.sumSquares = sumSquares;
+    }
     return top.drain();
+  }
+
+  /**
+   * Cosine of `doc`'s vector with the (unit-length) `query`, or undefined when `doc` has no vector here.
+   * O(dim). Recall calls it for a few docs after `search` has checked the same query, so only its type
+   * and length are checked here.
+   */
+  score(doc: number, query: Float32Array): number | undefined {
+    const slot = this.#slots.get(doc);
+    if (slot === undefined) return undefined;
+    if (!(query instanceof Float32Array) || query.length !== this.dim) {
+      throw invalidArgument(`VectorIndex.score: the query vector ${checkVector(query, this.dim) ?? "is not usable"}.`);
+    }
+    const data = this.#data;
+    const width = this.#width;
+    const dim = this.dim;
+    // The scan's sum order (see laneTerms): component i into partial sum i mod 4, the tail into the first,
+    // skipping the query's zero components as the scan does (each component is a separate cache line here).
+    const end4 = dim - (dim % 4);
+    const sums = this.#scoreSums.fill(0);
+    const first = this.#first(slot);
+    for (let c = 0; c < dim; c++) {
+      const q = query[c] as number;
+      if (q === 0) continue;
+      const lane = c < end4 ? c & 3 : 0;
+      sums[lane] = (sums[lane] as number) + (data[first + c * width] as number) * q;
+    }
+    return (sums[0] as number) + (sums[1] as number) + ((sums[2] as number) + (sums[3] as number));
   }
 
   /** Index of component 0 of `slot` in `#data`; component `c` is `c · width` further on. */

@@ -33,7 +33,8 @@ import { SimilarityJudge, type JudgeCandidate } from "../ingest/similarity-judge
 import { ExtractionGuard, extractFacts, type PreparedFact } from "../ingest/extract.ts";
 import { embedTexts } from "../ingest/embed.ts";
 import { judgeFacts } from "../ingest/judge.ts";
-import { fuseRrf } from "../fusion/rrf.ts";
+import { addNeighborContext, embedderKind, fuseRoutes, fusionDefaults, type FusionMethod } from "./ranking.ts";
+import type { ScoreMoments } from "../indexes/vector-index.ts";
 import { normalizeForDedup, tokenize } from "../text/tokenizer.ts";
 import { normalize } from "../embedding/vector-math.ts";
 import { EntryState, isLive, type Change } from "./entry-state.ts";
@@ -74,22 +75,36 @@ export interface OpenOptions {
   syncIntervalMs?: number;
   /** Open without the writer lock and never write, to inspect a store another process is writing; add/forget/restore/import then throw `READ_ONLY`. */
   readOnly?: boolean;
-  /** RRF constant k (default 60; 5 with the built-in `HashingEmbedder`, see `vectorWeight`). */
+  /**
+   * How recall merges its vector and keyword routes. `"zscore"` (default): each route's scores
+   * standardised over the user's memories, then summed with `vectorWeight`, so the route that is sure
+   * of a query leads it. `"rrf"`: Reciprocal Rank Fusion over ranks (`rrfK`). Giving `rrfK` without
+   * `fusion` means `"rrf"`. See docs/eval/tuning.md for what each measured.
+   */
+  fusion?: FusionMethod;
+  /** RRF constant k, for `fusion: "rrf"` (default 60; 5 with a lexical embedder such as the built-in `HashingEmbedder`). */
   rrfK?: number;
   /**
-   * Weight of the vector route in RRF, the keyword route weighing 1 (default 1; 0.1 with the built-in
-   * `HashingEmbedder`). The hashing vectors see the same words BM25 sees, so on LoCoMo an equal vote
-   * only blurs BM25's better order (hybrid 9 points below keyword-only); at 0.1 and k 5 they break ties
-   * and fill in when few keywords match (docs/eval/tuning.md). A semantic embedder earns an equal vote.
+   * Weight of the vector route, the keyword route weighing 1. Default from the embedder's `kind`:
+   * 1 for a semantic embedder (any embedder that does not say otherwise), 0.1 for a lexical one such
+   * as the built-in `HashingEmbedder`, whose vectors see the words BM25 sees: an equal vote only blurs
+   * BM25's order; at 0.1 they break its ties and fill in when few keywords match (docs/eval/tuning.md).
    */
   vectorWeight?: number;
   /**
    * Vector hits at or below this cosine similarity are dropped (default 0; 0.15
-   * with the built-in `HashingEmbedder`, whose unrelated texts still score about
-   * 0.1 through hash collisions). Keeps recall from returning memories that
-   * share nothing with the query.
+   * with a lexical embedder such as the built-in `HashingEmbedder`, whose unrelated
+   * texts still score about 0.1 through hash collisions). Keeps recall from
+   * returning memories that share nothing with the query.
    */
   minSimilarity?: number;
+  /**
+   * Neighbouring-turn context: a candidate gains this share of the fused score of the user's memory
+   * written just before or after it (within 30 minutes of it), when that memory is a candidate too.
+   * Helps conversations stored turn by turn, where an answer sits beside the question that matched.
+   * Default 0.25; 0 turns it off (docs/eval/tuning.md).
+   */
+  neighborWeight?: number;
   /** Candidates taken from each route before fusion (default `min(50, max(20, 2·topK))`, at least topK). */
   candidates?: number;
   /** Similarity at which the default judge replaces an old fact (default 0.82). */
@@ -174,7 +189,7 @@ export interface ForgetOptions {
 
 const OPEN_KEYS = [
   "embedder", "extractor", "judge", "backend", "clock", "sync", "syncIntervalMs", "readOnly",
-  "rrfK", "vectorWeight", "minSimilarity", "candidates", "supersedeThreshold", "maxContentChars", "compactAfterBytes", "reembed",
+  "fusion", "rrfK", "vectorWeight", "minSimilarity", "neighborWeight", "candidates", "supersedeThreshold", "maxContentChars", "compactAfterBytes", "reembed",
 ] as const;
 const JUDGE_CANDIDATES_PER_ROUTE = 8;
 /** Judging skips the configured judge when extraction already used its retry (2 model calls per add at most). */
@@ -191,9 +206,11 @@ interface IngestContext {
 }
 
 interface Settings {
+  fusion: FusionMethod;
   rrfK: number;
   vectorWeight: number;
   minSimilarity: number;
+  neighborWeight: number;
   /** Conflict candidates also by vector (not for the built-in judge on hashing vectors: BM25 already finds its near matches). */
   judgeByVector: boolean;
   candidates: number | undefined;
@@ -310,11 +327,21 @@ export class MemoryStore {
     const syncIntervalMs = o["syncIntervalMs"] === undefined ? 100 : checkIntegerIn(o["syncIntervalMs"], "open: syncIntervalMs", 1, 3_600_000);
     const readOnly = o["readOnly"] ?? false;
     if (typeof readOnly !== "boolean") throw invalidArgument(`open: readOnly must be true or false, got ${describe(readOnly)}`);
-    const lexical = embedder instanceof HashingEmbedder;
+    const kind = embedderKind(embedder);
+    if (embedder.kind !== undefined && embedder.kind !== "lexical" && embedder.kind !== "semantic") {
+      throw invalidArgument(`open: embedder.kind must be "lexical", "semantic" or left out (taken as "semantic"), got ${describe(embedder.kind)}`);
+    }
+    const lexical = kind === "lexical";
+    const defaults = fusionDefaults(kind);
+    const fusion = o["fusion"] ?? (o["rrfK"] === undefined ? defaults.fusion : "rrf");
+    if (fusion !== "zscore" && fusion !== "rrf") throw invalidArgument(`open: fusion must be "zscore" or "rrf", got ${describe(fusion)}`);
+    if (fusion !== "rrf" && o["rrfK"] !== undefined) throw invalidArgument(`open: rrfK applies to fusion "rrf" only, but fusion is ${describe(fusion)}; drop rrfK or set fusion: "rrf"`);
     const settings: Settings = {
-      rrfK: o["rrfK"] === undefined ? (lexical ? 5 : 60) : checkNumberIn(o["rrfK"], "open: rrfK", 1, 10_000),
-      vectorWeight: o["vectorWeight"] === undefined ? (lexical ? 0.1 : 1) : checkNumberIn(o["vectorWeight"], "open: vectorWeight", 0, 100),
-      minSimilarity: o["minSimilarity"] === undefined ? (lexical ? 0.15 : 0) : checkNumberIn(o["minSimilarity"], "open: minSimilarity", 0, 0.99),
+      fusion,
+      rrfK: o["rrfK"] === undefined ? defaults.rrfK : checkNumberIn(o["rrfK"], "open: rrfK", 1, 10_000),
+      vectorWeight: o["vectorWeight"] === undefined ? defaults.vectorWeight : checkNumberIn(o["vectorWeight"], "open: vectorWeight", 0, 100),
+      minSimilarity: o["minSimilarity"] === undefined ? defaults.minSimilarity : checkNumberIn(o["minSimilarity"], "open: minSimilarity", 0, 0.99),
+      neighborWeight: o["neighborWeight"] === undefined ? defaults.neighborWeight : checkNumberIn(o["neighborWeight"], "open: neighborWeight", 0, 10),
       // A host's judge (an LLM) can use looser candidates, and costs far more than the scan anyway.
       judgeByVector: !lexical || o["judge"] !== undefined,
       candidates: o["candidates"] === undefined ? undefined : checkIntegerIn(o["candidates"], "open: candidates", 1, 10_000),
@@ -551,7 +578,7 @@ export class MemoryStore {
 
   /**
    * Finds the user's memories most relevant to `query`: vector and BM25
-   * routes fused with RRF; only active and unstructured entries; `[]` when
+   * routes fused (standardised scores by default, or RRF); only active and unstructured entries; `[]` when
    * nothing matches.
    *
    * @example
@@ -602,19 +629,26 @@ export class MemoryStore {
     // With a filter, search deeper so filtered-out entries do not starve the routes.
     const k = filter === undefined ? depth : shard.entries.length;
     const keep = (seq: number): boolean => filter === undefined || matchesFilter(this.#state.bySeq(seq)!, filter);
-    const routes: number[][] = [];
     // Equal scores: the newer memory first by when it was observed (an imported old chat loses a tie), then by write order.
     const createdAt = (doc: number): number => this.#state.bySeq(doc)!.createdAt;
     const newerFirst = (a: { doc: number; score: number }, b: { doc: number; score: number }): number =>
       b.score - a.score || createdAt(b.doc) - createdAt(a.doc) || b.doc - a.doc;
-    const route = (hits: Array<{ doc: number; score: number }>): number[] => hits.sort(newerFirst).map((h) => h.doc).filter(keep).slice(0, depth);
+    const route = (hits: Array<{ doc: number; score: number }>): Array<{ doc: number; score: number }> => hits.sort(newerFirst).filter((h) => keep(h.doc)).slice(0, depth);
     const floor = this.#settings.minSimilarity;
+    const vectorMoments: ScoreMoments = { count: 0, sum: 0, sumSquares: 0 };
     // Relevance floor: a lexical vector hit sharing only function words with the query is noise (text/relevance-floor.ts).
-    const relevant = (doc: number): boolean => !this.#settings.relevanceFloor || sharesContent(query, this.#state.bySeq(doc)!.content);
-    const vectorDocs = mode !== "keyword" && queryVector !== null ? route(shard.vectors.search(queryVector, k).filter((h) => h.score > floor)).filter(relevant) : [];
-    const keywordDocs = mode !== "vector" && tokens.length > 0 ? route(shard.keywords.search(tokens, k)) : [];
-    routes.push(vectorDocs, keywordDocs);
-    const fused = fuseRrf(routes, this.#settings.rrfK, [this.#settings.vectorWeight, 1]).sort(newerFirst).slice(0, topK);
+    const relevant = (h: { doc: number }): boolean => !this.#settings.relevanceFloor || sharesContent(query, this.#state.bySeq(h.doc)!.content);
+    const vectorHits = mode !== "keyword" && queryVector !== null ? route(shard.vectors.search(queryVector, k, vectorMoments).filter((h) => h.score > floor)).filter(relevant) : [];
+    const keywordSearched = mode !== "vector" && tokens.length > 0 ? shard.keywords.search(tokens, k) : [];
+    const routed = fuseRoutes(this.#settings, mode, {
+      vector: vectorHits,
+      vectorMoments,
+      vectorScoreOf: (doc) => (queryVector === null ? 0 : Math.max(0, shard.vectors.score(doc, queryVector) ?? 0)),
+      keyword: route([...keywordSearched]),
+      keywordSearched,
+      keywordCount: shard.keywords.size,
+    });
+    const fused = addNeighborContext(routed, shard.entries, this.#settings.neighborWeight).sort(newerFirst).slice(0, topK);
     return fused.map((f) => toRecallHit(this.#state.bySeq(f.doc)!, f.score, f.ranks[0], f.ranks[1], degraded));
   }
 

@@ -15,8 +15,10 @@ describe("add and recall", () => {
     expect(hits[0]!.id).toBe(summary.facts[0]!.id);
     expect(hits[0]!.keywordRank).toBe(1);
     expect(hits[0]!.vectorRank).toBe(1);
-    // The default HashingEmbedder's fusion: keyword weight 1, vector weight 0.1, rrfK 5 (docs/eval/tuning.md).
-    expect(hits[0]!.score).toBeCloseTo(1 / 6 + 0.1 / 6, 10);
+    // The default HashingEmbedder's fusion: standardised scores, keyword weight 1, vector weight 0.1 (docs/eval/tuning.md).
+    const [keyword] = await mem.recall("user-42", "peanuts allergy", { mode: "keyword" });
+    const [vector] = await mem.recall("user-42", "peanuts allergy", { mode: "vector" });
+    expect(hits[0]!.score).toBeCloseTo(keyword!.score + 0.1 * vector!.score, 10);
     expect(hits[0]).not.toHaveProperty("embedding");
     await mem.close();
   });

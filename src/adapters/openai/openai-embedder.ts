@@ -45,6 +45,8 @@ const MAX_DIM = 65_536;
 export class OpenAIEmbedder implements Embedder {
   readonly dim: number;
   readonly id: string;
+  /** A model's vectors carry meaning: recall gives them a full vote (see `Embedder.kind`). */
+  readonly kind = "semantic" as const;
   readonly model: string;
   readonly batchSize: number;
   readonly #client: OpenAIHttpClient;
