@@ -207,12 +207,8 @@ export class EntryState {
       }
       if (!allFinite(vector)) throw refused(record, "its vector holds NaN or Infinity");
     }
-    for (const [name, time] of [["createdAt", record.createdAt], ["updatedAt", record.updatedAt]] as const) {
-      const unchanged = previous !== undefined && time === previous[name];
-      if (!unchanged && !(typeof time === "number" && Math.abs(time) <= MAX_TIME_MS)) {
-        throw refused(record, `its ${name} (${String(time)}) is not a time a JS Date can hold (±${MAX_TIME_MS} ms around 1970)`);
-      }
-    }
+    if (record.createdAt !== previous?.createdAt) checkTime(record, "createdAt", record.createdAt);
+    if (record.updatedAt !== previous?.updatedAt) checkTime(record, "updatedAt", record.updatedAt);
     if (record.supersededBy === record.id) throw refused(record, "it would supersede itself");
     if (isLive(record.status) && record.supersededBy !== undefined) throw refused(record, `it is ${record.status} yet superseded by ${record.supersededBy}`);
     if (record.status === "superseded" && record.supersededBy === undefined) throw refused(record, "it is superseded but names no entry that replaced it");
@@ -303,6 +299,12 @@ function insertBySeq(list: EntryRecord[], record: EntryRecord): void {
   list.splice(i, 0, record);
 }
 
+function checkTime(record: EntryRecord, name: string, time: unknown): void {
+  if (!(typeof time === "number" && Math.abs(time) <= MAX_TIME_MS)) {
+    throw refused(record, `its ${name} (${String(time)}) is not a time a JS Date can hold (±${MAX_TIME_MS} ms around 1970)`);
+  }
+}
+
 /** The error for a record the state refuses: nothing was changed, and the message says why. */
 function refused(record: EntryRecord, why: string): MoomemError {
   return invalidArgument(`refused to store entry ${record.id} of user ${record.userId}: ${why}; nothing was changed (a bug in moomem or in a plug-in's output)`);
@@ -316,8 +318,6 @@ export class Change {
   readonly #state: EntryState;
   readonly #log: Array<{ id: string; before: EntryRecord | undefined }> = [];
   readonly #after = new Map<string, EntryRecord>();
-  /** Each touched id's version before this change (undefined: the change created it). */
-  readonly #original = new Map<string, EntryRecord | undefined>();
 
   constructor(state: EntryState) {
     this.#state = state;
@@ -337,7 +337,6 @@ export class Change {
   #logged(record: EntryRecord, before: EntryRecord | undefined): void {
     this.#log.push({ id: record.id, before });
     this.#after.set(record.id, record);
-    if (!this.#original.has(record.id)) this.#original.set(record.id, before);
   }
 
   /**
@@ -347,9 +346,19 @@ export class Change {
    * follow a link only to an entry of the same user ({@link EntryState.successor}).
    */
   checkLinks(): void {
+    let linked: Map<string, EntryRecord> | null = null;
     for (const record of this.#after.values()) {
-      const target = record.supersededBy;
-      if (target === undefined || this.#original.get(record.id)?.supersededBy === target) continue;
+      if (record.supersededBy !== undefined) (linked ??= new Map()).set(record.id, record);
+    }
+    if (linked === null) return; // most changes (an add, an import of live entries) link nothing
+    const seen = new Set<string>();
+    for (const { id, before } of this.#log) {
+      // The first log entry of an id holds its version from before the change.
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const record = linked.get(id);
+      const target = record?.supersededBy;
+      if (record === undefined || target === undefined || before?.supersededBy === target) continue;
       const successor = this.#state.get(target);
       if (successor !== undefined && successor.userId !== record.userId) {
         throw refused(record, `it would be superseded by ${target}, which is another user's entry`);
@@ -374,6 +383,5 @@ export class Change {
     }
     this.#log.length = 0;
     this.#after.clear();
-    this.#original.clear();
   }
 }

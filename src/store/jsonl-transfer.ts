@@ -6,7 +6,7 @@ import { entryFromJson, entryJsonText } from "../persistence/record-codec.ts";
 import { invalidArgument, MoomemError, describeError } from "../errors.ts";
 import { checkUserId } from "./validation.ts";
 import { checkImportedEntry, type EntryRules } from "./import-check.ts";
-import { importLines } from "./import-lines.ts";
+import { LineSplitter, type ImportLine } from "./import-lines.ts";
 
 /**
  * Version of the export file itself (header `moomem_export`): a header line, then entry lines. It is
@@ -79,14 +79,14 @@ export interface ParseOptions {
 export async function parseImport(source: Iterable<string> | AsyncIterable<string>, options: ParseOptions): Promise<ParsedImport> {
   const out: ParsedImport = { header: null, entries: [], lines: [], skipped: 0 };
   const seen = new Set<string>();
-  const rules: EntryRules = { maxContentChars: options.maxContentChars, dim: null, userId: null };
+  const rules: EntryRules = { maxContentChars: options.maxContentChars, dim: null, userId: null, validUsers: new Set() };
   let started = false;
-  for await (const line of importLines(source, maxImportLineChars(options.maxContentChars))) {
+  const take = (line: ImportLine): void => {
     const lineNo = line.number;
     const text = line.text.endsWith("\r") ? line.text.slice(0, -1) : line.text;
     if (line.value === undefined && text.trim().length === 0) {
       out.skipped++;
-      continue;
+      return;
     }
     let value: unknown = line.value;
     if (value === undefined) {
@@ -106,7 +106,7 @@ export async function parseImport(source: Iterable<string> | AsyncIterable<strin
       rules.dim = out.header.embedder.dim;
       rules.userId = out.header.user_id;
       out.skipped++;
-      continue;
+      return;
     }
     if (first && !options.partial) {
       throw invalidArgument(
@@ -124,7 +124,13 @@ export async function parseImport(source: Iterable<string> | AsyncIterable<strin
     seen.add(entry.id);
     out.entries.push(entry);
     out.lines.push(lineNo);
+  };
+  const splitter = new LineSplitter(maxImportLineChars(options.maxContentChars));
+  for await (const chunk of source as AsyncIterable<unknown>) {
+    if (typeof chunk !== "string") throw invalidArgument(`import: expected strings (lines or JSONL chunks), got ${typeof chunk}; nothing was imported`);
+    splitter.push(chunk, take);
   }
+  splitter.end(take);
   if (!options.partial) {
     if (out.header === null) {
       throw invalidArgument("import: the input is empty: an export has at least its header line; pass { partial: true } (moomem import --partial) to accept that; nothing was imported");

@@ -891,10 +891,10 @@ export class MemoryStore {
       const partial = o["partial"] ?? false;
       if (typeof partial !== "boolean") throw invalidArgument(`import: partial must be true or false, got ${describe(partial)}`);
       const parsed = await parseImport(lines, { partial, maxContentChars: this.#settings.maxContentChars });
-      // Checked against the store before any vector is computed (a refused import costs no embedding call), and again when applied.
-      planImport(parsed, this.#state, partial);
       const sameSpace = parsed.header === null ? null : parsed.header.embedder.id === this.#identity.id && parsed.header.embedder.dim === this.#identity.dim;
       const reembed = parsed.entries.filter((e) => e.metadata["purged"] !== true && (sameSpace === false || e.embedding === null || e.embedding.length !== this.#embedder.dim));
+      // Checked against the store before any vector is computed (a refused import costs no embedding call), and again when applied.
+      if (reembed.length > 0) planImport(parsed, this.#state, partial);
       for (let i = 0; i < reembed.length; i += 256) {
         const slice = reembed.slice(i, i + 256);
         const embedded = await embedTexts(this.#embedder, slice.map((e) => e.content));
@@ -905,7 +905,11 @@ export class MemoryStore {
       }
       return this.#queue.write(async (change) => {
         const plan = planImport(parsed, this.#state, partial);
-        for (const entry of plan.fresh) change.insert({ ...entry, seq: this.#nextSeq++ });
+        // The parsed entries are this call's own objects: numbered in place rather than copied.
+        for (const entry of plan.fresh) {
+          entry.seq = this.#nextSeq++;
+          change.insert(entry);
+        }
         // New ids must never reach the seq an imported id names (see ids.ts).
         this.#nextSeq = nextSeqAfter(this.#nextSeq - 1, plan.fresh);
         return { entries: plan.fresh.length, users: plan.users, skipped: parsed.skipped + plan.existing };
