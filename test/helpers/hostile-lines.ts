@@ -117,7 +117,11 @@ function deep(depth: number): unknown {
 export function hostileImport(rnd: Rnd, source: readonly Json[], targetIds: ReadonlyMap<string, string[]>): { lines: string[]; mutations: string[] } {
   const [head, ...entries] = source.map((o) => structuredClone(o));
   let items: unknown[] = [head, ...entries];
-  const entryAt = (): Json => items[1 + Math.floor(rnd() * (items.length - 1))] as Json;
+  // An entry object of the import (not the header, not a line another mutation made a non-object).
+  const entryAt = (): Json => {
+    const objects = items.filter((x): x is Json => typeof x === "object" && x !== null && !Array.isArray(x) && x !== head && !("moomem_export" in x));
+    return pick(rnd, objects);
+  };
   const otherUsersId = (user: string): string => {
     const pool: string[] = [];
     for (const [u, ids] of targetIds) if (u !== user) pool.push(...ids);
