@@ -76,6 +76,19 @@ describe("EntryState invariants", () => {
     expect(state.shard("u")).toBeUndefined();
   });
 
+  it("marks a user's indexes built only once they are: a build that fails fails again, never serving a partial index", () => {
+    const state = new EntryState(4);
+    state.load(rec("x", 1));
+    state.load(rec("y", 2));
+    // A record whose content cannot be read (a stand-in for any failure while indexing it).
+    const bad = rec("z", 3);
+    Object.defineProperty(bad, "content", { get: () => { throw new Error("unreadable"); } });
+    state.load(bad);
+    expect(() => state.shard("u")).toThrow("unreadable");
+    expect(() => state.shard("u")).toThrow("unreadable");
+    expect(state.entriesOf("u").map((r) => r.id)).toEqual(["x", "y", "z"]);
+  });
+
   it("a change whose second insert is refused undoes the first", () => {
     const state = new EntryState(4);
     state.insert(rec("x", 1));
