@@ -89,7 +89,8 @@ function plainlyValid(metadata: object): boolean {
   let keys = 0;
   let chars = 0;
   for (const key in metadata) {
-    if (++keys > 64) return false;
+    // A key that is also a prototype's name goes the long way, whatever add decides about such keys.
+    if (++keys > 64 || key === "__proto__" || key === "constructor" || key === "prototype") return false;
     const value: unknown = (metadata as Record<string, unknown>)[key];
     if (typeof value === "string") chars += value.length;
     else if (typeof value === "number" ? !Number.isFinite(value) : typeof value !== "boolean" && value !== null) return false;
