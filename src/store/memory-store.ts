@@ -873,7 +873,7 @@ export class MemoryStore {
    * header's count must match the entries read (a cut export is refused)
    * unless `{ partial: true }`. Entries keep their ids, statuses, chains,
    * times and metadata; vectors made by another embedder are recomputed.
-   * Limits: docs/decisions.md ("Import checks what add checks").
+   * The checks and limits are listed in the README ("Export and import").
    *
    * @example
    * ```ts
