@@ -8,7 +8,7 @@ import { tmpdir, cpus } from "node:os";
 import { join } from "node:path";
 import { MemoryStore } from "../src/node.ts";
 import { HashingEmbedder } from "../src/embedding/hashing-embedder.ts";
-import { entryLine } from "../src/store/jsonl-transfer.ts";
+import { entryLine, headerLine } from "../src/store/jsonl-transfer.ts";
 import { makeEntryId } from "../src/store/ids.ts";
 import type { EntryRecord } from "../src/types.ts";
 import { groupedBarChart } from "../eval/svg-chart.ts";
@@ -95,8 +95,9 @@ interface Row {
 
 /** Lines that `import()` takes: the first `count` memories, spread over `users`, with their vectors. */
 function importLines(corpus: Corpus, vectors: readonly Float32Array[], count: number, users: number): string[] {
-  const lines: string[] = [];
   const now = Date.UTC(2025, 0, 1);
+  const embedder = new HashingEmbedder();
+  const lines: string[] = [headerLine({ moomem_export: 1, entry_format: 2, embedder: { id: embedder.id, dim: embedder.dim }, user_id: null, exported_at: now, count })];
   for (let i = 0; i < count; i++) {
     const record: EntryRecord = {
       id: makeEntryId(i + 1),

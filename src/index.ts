@@ -9,6 +9,7 @@ export type {
   ListOptions,
   ForgetTarget,
   ForgetOptions,
+  ImportOptions,
   BackendFactory,
   BackendOptions,
   ReextractSummary,

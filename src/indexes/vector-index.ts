@@ -4,6 +4,12 @@ import { invalidArgument } from "../errors.ts";
 import { checkVector } from "../embedding/vector-math.ts";
 import { checkDoc, checkK, TopK, type ScoredDoc } from "./top-k.ts";
 
+/**
+ * Scale of the fixed-point score sums in {@link VectorIndex.search}: integers stay exact in a double up to
+ * 2^53, and a cosine is at most about 1, so 2^26 per doc leaves room for 2^27 docs.
+ */
+const MOMENT_SCALE = 2 ** 26;
+
 export type { ScoredDoc } from "./top-k.ts";
 
 /**
@@ -164,14 +170,16 @@ export class VectorIndex {
         const score = (sums[j] as number) + (sums[stride + j] as number) + ((sums[s2 + j] as number) + (sums[s3 + j] as number));
         if (score > 0) {
           top.offer(docs[start + j] as number, score);
-          sum += score;
-          sumSquares += score * score;
+          // Fixed point, so the sums (and the fused scores built on them) do not depend on the order of
+          // the slots, which removals shuffle: a reopened store answers with the same scores to the bit.
+          sum += Math.round(score * MOMENT_SCALE);
+          sumSquares += Math.round(score * score * MOMENT_SCALE);
         }
       }
     }
     if (moments !== undefined) {
-      moments.sum = sum;
-      moments.sumSquares = sumSquares;
+      moments.sum = sum / MOMENT_SCALE;
+      moments.sumSquares = sumSquares / MOMENT_SCALE;
     }
     return top.drain();
   }

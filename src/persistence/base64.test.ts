@@ -43,15 +43,23 @@ describe("base64", () => {
     expect(a.buffer.byteLength).toBe(1024);
   });
 
-  it("round-trips float32 vectors bit for bit", () => {
+  it("round-trips finite float32 vectors bit for bit, and refuses any holding NaN or Infinity", () => {
     fc.assert(
       fc.property(fc.float32Array({ maxLength: 64 }), (values) => {
         const back = base64ToVector(vectorToBase64(values));
+        if (values.some((x) => !Number.isFinite(x))) {
+          expect(back).toBeNull();
+          return;
+        }
         expect(back).not.toBeNull();
         expect(new Uint8Array(back!.buffer, back!.byteOffset, back!.byteLength)).toEqual(new Uint8Array(values.buffer, values.byteOffset, values.byteLength));
       }),
     );
     expect(base64ToVector("Zg==")).toBeNull(); // one byte is not a float32
+    for (const x of [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]) {
+      expect(base64ToVector(vectorToBase64(Float32Array.of(0.5, 1, x)))).toBeNull();
+      expect(base64ToVector(vectorToBase64(Float32Array.of(x)))).toBeNull();
+    }
   });
 
   it("round-trips mostly-zero vectors bit for bit through the sparse form, -0 included", () => {

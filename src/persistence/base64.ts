@@ -134,15 +134,33 @@ export function vectorToBase64(vector: Float32Array): string {
   return bytesToBase64(new Uint8Array(view.buffer));
 }
 
-/** Inverse of {@link vectorToBase64}; null when the text is not a whole number of float32 values. */
+/**
+ * Inverse of {@link vectorToBase64}; null when the text is not a whole number of float32 values, or
+ * when one of them is NaN or ±Infinity: no index can hold such a vector, and a store that accepted
+ * one from a file or an import would fail on every later open.
+ */
 export function base64ToVector(text: string): Float32Array | null {
   const bytes = base64ToBytes(text);
   if (bytes === null || bytes.length % 4 !== 0) return null;
-  if (littleEndian) return new Float32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const out = new Float32Array(bytes.length / 4);
-  for (let i = 0; i < out.length; i++) out[i] = view.getFloat32(i * 4, true);
-  return out;
+  let out: Float32Array;
+  if (littleEndian) {
+    out = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4);
+  } else {
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    out = new Float32Array(bytes.length / 4);
+    for (let i = 0; i < out.length; i++) out[i] = view.getFloat32(i * 4, true);
+  }
+  return allFinite(out) ? out : null;
+}
+
+/** True when no component is NaN or ±Infinity. */
+export function allFinite(vector: Float32Array): boolean {
+  for (let i = 0; i < vector.length; i++) {
+    // x - x is 0 for every finite x and NaN for NaN and ±Infinity: one subtraction, no call.
+    const x = vector[i]!;
+    if (x - x !== 0) return false;
+  }
+  return true;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { describe, it, expect } from "vitest";
 import fc from "fast-check";
 import { entryFromJson, entryJsonText, entryToJson } from "./record-codec.ts";
+import { bytesToBase64, vectorToBase64 } from "./base64.ts";
 import { ENTRY_KINDS, ENTRY_STATUSES, type EntryRecord, type JsonValue } from "../types.ts";
 
 const json: fc.Arbitrary<JsonValue> = fc.jsonValue() as fc.Arbitrary<JsonValue>;
@@ -95,6 +96,42 @@ describe("entryJsonText", () => {
     expect(bad({ dim: 6, sparse: "@@@@" })).toThrow(/"embedding"/);
   });
 });
+
+describe("entryFromJson refuses what no store can hold", () => {
+  const good = JSON.parse(entryJsonText({ ...entryOf(), embedding: Float32Array.of(1, 0.5, 0, -0.25) })) as Record<string, unknown>;
+  const bad = (patch: Record<string, unknown>): (() => EntryRecord) => () => entryFromJson({ ...good, ...patch });
+
+  it("vectors holding NaN or Infinity, in every form (dense base64, sparse, v1 number arrays)", () => {
+    for (const x of [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]) {
+      const dense = Float32Array.of(1, x, 0, 0);
+      expect(bad({ embedding: vectorToBase64(dense) })).toThrow(/"embedding"/);
+      expect(bad({ embedding: { dim: 4, sparse: sparseOf(1, x) } })).toThrow(/"embedding"/);
+    }
+    // finite as a double, infinite as float32
+    expect(bad({ embedding: [1, 1e39, 0, 0] })).toThrow(/"embedding"/);
+    expect(bad({ embedding: [1, -3.5e38, 0, 0] })).toThrow(/"embedding"/);
+    expect(entryFromJson({ ...good, embedding: [1, 3.4e38, 0, 0] }).embedding).toHaveLength(4);
+  });
+
+  it("metadata nested deeper than 64 levels (add and import allow 32)", () => {
+    const nest = (levels: number): unknown => {
+      let v: unknown = 1;
+      for (let i = 0; i < levels; i++) v = [v];
+      return v;
+    };
+    expect(entryFromJson({ ...good, metadata: { x: nest(64) } }).metadata["x"]).toBeDefined();
+    expect(bad({ metadata: { x: nest(65) } })).toThrow(/"metadata"/);
+    expect(bad({ metadata: { x: nest(200_000) } })).toThrow(/"metadata"/);
+  });
+});
+
+function sparseOf(index: number, value: number): string {
+  const bytes = new Uint8Array(6);
+  const view = new DataView(bytes.buffer);
+  view.setFloat32(0, value, true);
+  view.setUint16(4, index, true);
+  return bytesToBase64(bytes);
+}
 
 function entryOf(): EntryRecord {
   return { id: "m1", userId: "u", content: "c", kind: "fact", status: "active", createdAt: 1, updatedAt: 1, seq: 1, metadata: {}, embedding: null };

@@ -97,6 +97,7 @@ export function entryFromJson(value: unknown): EntryRecord {
   if (supersededBy !== null && supersededBy !== undefined && typeof supersededBy !== "string") fail("superseded_by", supersededBy);
   const metadata = o["metadata"] ?? {};
   if (typeof metadata !== "object" || metadata === null || Array.isArray(metadata)) fail("metadata", metadata);
+  if (!nestedAtMost(metadata, MAX_METADATA_DEPTH)) fail("metadata", `nested deeper than ${MAX_METADATA_DEPTH} levels`);
   const entry: EntryRecord = {
     id,
     userId,
@@ -118,11 +119,28 @@ export function entryFromJson(value: unknown): EntryRecord {
   return entry;
 }
 
+/**
+ * Metadata nested deeper than this never comes from add or import (they allow 32 levels). JSON.parse
+ * reads any depth, but every later JSON.stringify or structuredClone of a value nested some thousands
+ * deep overflows the stack: such a line is refused as damage rather than loaded to fail later.
+ */
+const MAX_METADATA_DEPTH = 64;
+
+/** True when no value inside `value` is nested more than `levels` deep (recursion bounded by `levels`). */
+function nestedAtMost(value: object, levels: number): boolean {
+  if (levels < 0) return false;
+  for (const key in value) {
+    const inner: unknown = (value as Record<string, unknown>)[key];
+    if (typeof inner === "object" && inner !== null && !nestedAtMost(inner, levels - 1)) return false;
+  }
+  return true;
+}
+
 function decodeEmbedding(value: unknown): Float32Array | null {
   if (value === null || value === undefined) return null;
   if (typeof value === "string") {
     const vector = base64ToVector(value);
-    if (vector === null) fail("embedding", value.slice(0, 24));
+    if (vector === null) fail("embedding", `${value.slice(0, 24)}…: not base64 of finite float32 values`);
     return vector;
   }
   if (typeof value === "object" && !Array.isArray(value)) {
@@ -136,8 +154,10 @@ function decodeEmbedding(value: unknown): Float32Array | null {
     const vector = new Float32Array(value.length);
     for (let i = 0; i < value.length; i++) {
       const x: unknown = value[i];
-      if (typeof x !== "number" || !Number.isFinite(x)) fail("embedding", x);
+      if (typeof x !== "number") fail("embedding", x);
       vector[i] = x;
+      // Checked after the conversion: a finite double beyond float32's range (1e39) becomes Infinity.
+      if (!Number.isFinite(vector[i]!)) fail("embedding", x);
     }
     return vector;
   }

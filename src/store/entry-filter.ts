@@ -30,7 +30,8 @@ export function matchesFilter(record: EntryRecord, filter: EntryFilter): boolean
   if (filter.kind !== undefined && record.kind !== filter.kind) return false;
   if (filter.metadata !== undefined) {
     for (const [key, want] of Object.entries(filter.metadata)) {
-      if (!jsonEqual(record.metadata[key], want)) return false;
+      // Own keys only: `metadata["__proto__"]` of an entry without that key is Object.prototype, which would equal `{}`.
+      if (!Object.hasOwn(record.metadata, key) || !jsonEqual(record.metadata[key], want)) return false;
     }
   }
   return true;

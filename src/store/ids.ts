@@ -13,3 +13,26 @@ export function makeEntryId(seq: number): string {
   const random = pool[next++]!;
   return `${seq.toString(16).padStart(12, "0")}-${random.toString(16).padStart(4, "0")}`;
 }
+
+const MADE_ID = /^([0-9a-f]{12})-[0-9a-f]{4}$/;
+
+/**
+ * The seq an id of {@link makeEntryId}'s shape names, or null for an id of another shape. An imported
+ * entry keeps its id but gets a new seq, so its id can name a seq the store has not reached yet: the
+ * store must move past it, or a later add would make the same prefix (and, one time in 65,536, the
+ * same id).
+ */
+export function seqOfId(id: string): number | null {
+  const m = MADE_ID.exec(id);
+  return m === null ? null : parseInt(m[1]!, 16);
+}
+
+/** The first seq after `maxSeq` and after the seq every one of these ids names. */
+export function nextSeqAfter(maxSeq: number, entries: Iterable<{ id: string }>): number {
+  let max = maxSeq;
+  for (const { id } of entries) {
+    const seq = seqOfId(id);
+    if (seq !== null && seq > max) max = seq;
+  }
+  return max + 1;
+}

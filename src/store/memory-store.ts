@@ -27,6 +27,7 @@ import { MoomemError, invalidArgument } from "../errors.ts";
 import { SystemClock } from "../clock.ts";
 import { HashingEmbedder } from "../embedding/hashing-embedder.ts";
 import { PatternExtractor } from "../ingest/pattern-extractor.ts";
+import { RawExtractor } from "../ingest/raw-extractor.ts";
 import { nothingFromUser } from "../ingest/transcript.ts";
 import { sharesContent } from "../text/relevance-floor.ts";
 import { SimilarityJudge, type JudgeCandidate } from "../ingest/similarity-judge.ts";
@@ -39,12 +40,13 @@ import { normalizeForDedup, tokenize } from "../text/tokenizer.ts";
 import { normalize } from "../embedding/vector-math.ts";
 import { EntryState, isLive, type Change } from "./entry-state.ts";
 import { WriteQueue } from "./write-queue.ts";
-import { makeEntryId } from "./ids.ts";
+import { makeEntryId, nextSeqAfter } from "./ids.ts";
 import { toPublicEntry, toRecallHit } from "./public-entry.ts";
 import { buildProfile, type UserProfile } from "./profile.ts";
 import { summarizeUsers, type UserSummary } from "./user-summaries.ts";
 import { matchesFilter, readFilter, type EntryFilter } from "./entry-filter.ts";
-import { EXPORT_FORMAT, entryLine, headerLine, parseImport } from "./jsonl-transfer.ts";
+import { EXPORT_ENTRY_FORMAT, EXPORT_FORMAT, entryLine, headerLine, parseImport } from "./jsonl-transfer.ts";
+import { planImport } from "./import-check.ts";
 import {
   checkAddInput,
   checkIntegerIn,
@@ -176,6 +178,15 @@ export interface ReextractSummary {
   failed: number;
   /** What happened to each extracted fact. */
   facts: FactOutcome[];
+}
+
+/** Options of {@link MemoryStore.import}. */
+export interface ImportOptions {
+  /**
+   * Accept an import whose header is missing or announces another number of entries than the lines
+   * hold (an export cut short): import what is there. Every line is still checked. Default false.
+   */
+  partial?: boolean;
 }
 
 /** What {@link MemoryStore.forget} removes: one entry, or all of the user's. */
@@ -384,7 +395,8 @@ export class MemoryStore {
       settings,
       readOnly,
       state,
-      nextSeq: maxSeq + 1,
+      // Past every seq in use and every seq an id names (an imported id may name one the store has not reached).
+      nextSeq: nextSeqAfter(maxSeq, loaded.entries),
       truncatedRecovered: loaded.truncatedRecovered,
       formatVersion: loaded.formatVersion,
       identity,
@@ -512,7 +524,7 @@ export class MemoryStore {
       this.#applyVerdicts(change, record, verdicts, ctx.now, outcome);
       if (candidates.length > 0) record.metadata["judge"] = judge;
       if (fallbackReason !== undefined && candidates.length > 0) record.metadata["judge_fallback"] = fallbackReason;
-      change.put(record);
+      change.insert(record);
     });
     return outcomes;
   }
@@ -736,10 +748,11 @@ export class MemoryStore {
           delete metadata["deleted_from"];
           delete metadata["deleted_at"];
           next = { ...record, status, metadata, updatedAt: now };
+          if (isLive(status)) delete next.supersededBy;
         } else if (record.status === "superseded") {
           next = { ...record, status: record.metadata["extraction_degraded"] !== undefined ? "unstructured" : "active", metadata, updatedAt: now };
           delete next.supersededBy;
-          const replacer = record.supersededBy === undefined ? undefined : this.#state.get(record.supersededBy);
+          const replacer = this.#state.successor(record);
           if (replacer !== undefined && isLive(replacer.status)) {
             change.put({ ...replacer, status: "superseded", supersededBy: id, updatedAt: now, metadata: { ...replacer.metadata, conflict_reason: `restored ${id} replaces it` } });
           }
@@ -845,7 +858,7 @@ export class MemoryStore {
           back.push(...(replacedBy.get(r.id) ?? []));
         }
         for (let r = start; r.supersededBy !== undefined; ) {
-          const next = this.#state.get(r.supersededBy);
+          const next = this.#state.successor(r);
           if (next === undefined || chain.has(next.id)) break;
           chain.set(next.id, next);
           r = next;
@@ -908,30 +921,40 @@ export class MemoryStore {
   async *#exportLines(userId: string | null): AsyncGenerator<string> {
     this.#checkOpen();
     const records = await this.#durable(() => (userId === null ? [...this.#state.all()] : [...this.#state.entriesOf(userId)]));
-    yield headerLine({ moomem_export: EXPORT_FORMAT, format: 2, embedder: this.#identity, user_id: userId, exported_at: this.#clock.now(), count: records.length });
+    yield headerLine({ moomem_export: EXPORT_FORMAT, entry_format: EXPORT_ENTRY_FORMAT, embedder: this.#identity, user_id: userId, exported_at: this.#clock.now(), count: records.length });
     for (const record of records) yield entryLine(record);
   }
 
   /**
    * Imports JSON Lines written by `export` (any sync or async iterable of
-   * lines or chunks). Every line is validated first: one bad line imports
-   * nothing. Entries keep their ids, statuses, chains, times and metadata;
-   * vectors made by another embedder are recomputed.
+   * lines or chunks). Every line is checked first, with `add`'s rules, and
+   * every link (`superseded_by`, `conflict`) must name an entry of the same
+   * user in the store or in the import: one bad line imports nothing. The
+   * header's count must match the entries read (a cut export is refused)
+   * unless `{ partial: true }`. Entries keep their ids, statuses, chains,
+   * times and metadata; vectors made by another embedder are recomputed.
+   * The checks and limits are listed in the README ("Export and import").
    *
    * @example
    * ```ts
    * const summary = await mem.import(otherStore.export());
    * ```
    */
-  import(lines: Iterable<string> | AsyncIterable<string>): Promise<ImportSummary> {
+  import(lines: Iterable<string> | AsyncIterable<string>, options?: ImportOptions): Promise<ImportSummary> {
     return this.#track(async () => {
       this.#checkWritable();
       if (lines === null || typeof lines !== "object" || (!(Symbol.iterator in lines) && !(Symbol.asyncIterator in lines)) || typeof lines === "string") {
         throw invalidArgument(`import: pass an iterable of lines or JSONL chunks (e.g. the result of export(), or an array of strings), got ${describe(lines)}`);
       }
-      const parsed = await parseImport(lines);
+      const o = checkOptions(options, "import options");
+      checkKnownKeys(o, ["partial"], "import");
+      const partial = o["partial"] ?? false;
+      if (typeof partial !== "boolean") throw invalidArgument(`import: partial must be true or false, got ${describe(partial)}`);
+      const parsed = await parseImport(lines, { partial, maxContentChars: this.#settings.maxContentChars });
       const sameSpace = parsed.header === null ? null : parsed.header.embedder.id === this.#identity.id && parsed.header.embedder.dim === this.#identity.dim;
       const reembed = parsed.entries.filter((e) => e.metadata["purged"] !== true && (sameSpace === false || e.embedding === null || e.embedding.length !== this.#embedder.dim));
+      // Checked against the store before any vector is computed (a refused import costs no embedding call), and again when applied.
+      if (reembed.length > 0) planImport(parsed, this.#state, partial);
       for (let i = 0; i < reembed.length; i += 256) {
         const slice = reembed.slice(i, i + 256);
         const embedded = await embedTexts(this.#embedder, slice.map((e) => e.content));
@@ -941,23 +964,15 @@ export class MemoryStore {
         });
       }
       return this.#queue.write(async (change) => {
-        let skipped = parsed.skipped;
-        let imported = 0;
-        const users = new Set<string>();
-        for (const entry of parsed.entries) {
-          const existing = this.#state.get(entry.id);
-          if (existing !== undefined) {
-            if (existing.userId === entry.userId && existing.content === entry.content && existing.status === entry.status) {
-              skipped++;
-              continue;
-            }
-            throw invalidArgument(`import: entry ${entry.id} already exists in this store with different content; nothing was imported`);
-          }
-          change.put({ ...entry, seq: this.#nextSeq++ });
-          users.add(entry.userId);
-          imported++;
+        const plan = planImport(parsed, this.#state, partial);
+        // The parsed entries are this call's own objects: numbered in place rather than copied.
+        for (const entry of plan.fresh) {
+          entry.seq = this.#nextSeq++;
+          change.insert(entry);
         }
-        return { entries: imported, users: users.size, skipped };
+        // New ids must never reach the seq an imported id names (see ids.ts).
+        this.#nextSeq = nextSeqAfter(this.#nextSeq - 1, plan.fresh);
+        return { entries: plan.fresh.length, users: plan.users, skipped: parsed.skipped + plan.existing };
       });
     });
   }
@@ -968,6 +983,8 @@ export class MemoryStore {
    * deduplicated and judged as in a fresh add, and the raw entry is marked
    * superseded by them (or deleted when the extractor finds no fact). Entries
    * whose extraction fails again stay as they are. Without `userId`, every user.
+   * Needs a fact extractor: with the `RawExtractor` (the default), which keeps
+   * text as it is, it throws `INVALID_ARGUMENT` and changes nothing.
    *
    * @example
    * ```ts
@@ -978,6 +995,11 @@ export class MemoryStore {
     return this.#track(async () => {
       this.#checkWritable();
       if (userId !== undefined) checkUserId(userId);
+      if (this.#extractor instanceof RawExtractor) {
+        throw invalidArgument(
+          "reextract: the store was opened with the RawExtractor, which keeps text as it is and finds no facts, so there is nothing to reextract with; open the store with a fact extractor (the default PatternExtractor, or LlmExtractor from moomem/openai: moomem --llm reextract)",
+        );
+      }
       const summary: ReextractSummary = { processed: 0, converted: 0, failed: 0, facts: [] };
       const targets = await this.#durable(() => {
         const users = userId === undefined ? [...this.#state.users()] : [userId];
@@ -995,6 +1017,9 @@ export class MemoryStore {
           const current = this.#state.get(target.id);
           if (current === undefined || current.status !== "unstructured") return null;
           const now = this.#clock.now();
+          // Out of the live set first: its own text must not count as a duplicate of itself (an extractor
+          // echoing it would make the entry supersede itself and vanish), nor be a candidate to replace.
+          change.put({ ...current, status: "deleted" });
           const { extraction_degraded: _why, ...kept } = current.metadata;
           const facts = await this.#ingestFacts(change, current.userId, extraction.facts, embedded.vectors, {
             metadata: { ...kept, reextracted_from: current.id },

@@ -43,8 +43,10 @@ export class WriteQueue {
   }
 
   /**
-   * Queues a write. `op` applies its changes through `change.put` and returns
-   * the caller's result; an op that throws has its changes undone.
+   * Queues a write. `op` applies its changes through `change.insert` and
+   * `change.put` and returns the caller's result; an op that throws, or whose
+   * change links an entry to another user's entry or to none, has its changes
+   * undone.
    */
   write<T>(op: (change: Change) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -87,6 +89,8 @@ export class WriteQueue {
     this.#preparing = true;
     try {
       result = await op(change);
+      // Defence in depth: whatever the operation, no link it made leaves the user or points at nothing.
+      change.checkLinks();
     } catch (error) {
       change.undo();
       this.#preparing = false;

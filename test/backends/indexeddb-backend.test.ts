@@ -177,6 +177,18 @@ testBackend(
         await expectCode(next.load(), "STORE_CORRUPTED", /"broken".*status/);
       });
 
+      it("refuses a stored vector holding NaN or Infinity, naming the entry", async () => {
+        const backend = await make();
+        await backend.load();
+        await backend.append([{ entries: [makeEntry("good", 1)] }]);
+        await backend.close();
+        const nan = new Uint8Array(Float32Array.of(1, Number.NaN, 0, 0).buffer);
+        const embedding = btoa(String.fromCharCode(...nan));
+        await rawPut(nameOf(backend), "entries", { id: "nan", user_id: "u", content: "x", kind: "fact", status: "active", created_at: 1, updated_at: 1, superseded_by: null, seq: 2, embedding, metadata: {} });
+        const next = await reopen(backend);
+        await expectCode(next.load(), "STORE_CORRUPTED", /"nan".*embedding/);
+      });
+
       it("refuses a database without its meta record", async () => {
         const name = uniqueName("no-meta");
         const db = await openRaw(INDEXEDDB_NAME_PREFIX + name, INDEXEDDB_SCHEMA_VERSION, (raw) => {

@@ -1,5 +1,6 @@
 import { describe, it, expect } from "vitest";
-import { MemoryStore, type ExtractedFact, type Extractor } from "../../src/index.ts";
+import { MemoryStore, MemoryBackend, RawExtractor, type ExtractedFact, type Extractor } from "../../src/index.ts";
+import { rejectsWith } from "../helpers/scripted.ts";
 
 /** Fails while `down`; then keeps sentences mentioning a city or an allergy, with keys. */
 class OutageExtractor implements Extractor {
@@ -56,6 +57,42 @@ describe("reextract", () => {
     await mem.add("u1", "I moved to Rome");
     expect(await mem.reextract("u1")).toMatchObject({ processed: 1, converted: 0, failed: 1 });
     expect((await mem.list("u1"))[0]!.status).toBe("unstructured");
+    await mem.close();
+  });
+
+  it("keeps the entry when the extractor echoes the text: it never supersedes itself", async () => {
+    // Fails while `down`, then returns the input unchanged as one fact (what many short-sentence extractors do).
+    const echo = new (class implements Extractor {
+      readonly mode = "echo";
+      down = true;
+      extract(_u: string, input: string | readonly { role: string; content: string }[]): Promise<ExtractedFact[]> {
+        if (this.down) return Promise.reject(new Error("HTTP 503"));
+        return Promise.resolve([{ content: typeof input === "string" ? input : input.map((m) => m.content).join("\n"), kind: "fact" }]);
+      }
+    })();
+    const mem = await MemoryStore.open(":memory:", { extractor: echo });
+    await mem.add("u1", "I live in Lisbon");
+    echo.down = false;
+    expect(await mem.reextract("u1")).toMatchObject({ processed: 1, converted: 1, failed: 0 });
+    for (const e of await mem.list("u1")) expect(e.supersededBy).not.toBe(e.id);
+    expect((await mem.recall("u1", "where do I live")).map((h) => h.content)).toEqual(["I live in Lisbon"]);
+    expect((await mem.profile("u1")).facts.map((f) => f.content)).toEqual(["I live in Lisbon"]);
+    const [raw] = await mem.list("u1", { status: "superseded" });
+    expect((await mem.history("u1", raw!.id)).map((e) => e.status)).toEqual(["superseded", "active"]);
+    await mem.close();
+  });
+
+  it("refuses to run without a fact extractor (the raw default would store the same text again)", async () => {
+    const backend = new MemoryBackend();
+    const extractor = new OutageExtractor();
+    const first = await MemoryStore.open("raw-reextract", { backend, extractor });
+    await first.add("u1", "I live in Lisbon");
+    await first.close();
+    const mem = await MemoryStore.open("raw-reextract", { backend, extractor: new RawExtractor() });
+    const error = await rejectsWith(mem.reextract("u1"), "INVALID_ARGUMENT");
+    expect(error.message).toMatch(/fact extractor/);
+    expect((await mem.list("u1")).map((e) => [e.status, e.supersededBy])).toEqual([["unstructured", undefined]]);
+    expect((await mem.recall("u1", "Lisbon")).map((h) => h.content)).toEqual(["I live in Lisbon"]);
     await mem.close();
   });
 });

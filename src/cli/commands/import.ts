@@ -1,10 +1,13 @@
 // `moomem import`: load a JSONL export, streamed from a file or stdin, all or nothing.
 
 import { createReadStream } from "node:fs";
-import { stat } from "node:fs/promises";
-import { MoomemError } from "../../node.ts";
+import { mkdir, open as openFile, rename, rm, rmdir, stat } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
+import { MemoryStore, MoomemError, type ImportSummary } from "../../node.ts";
+import { flag } from "../args.ts";
 import { type Command, type CommandContext, requireOne } from "../command.ts";
 import { errorMessage } from "../io.ts";
+import { buildOpenOptions } from "../open-options.ts";
 import { formatBytes, plural } from "../output.ts";
 import { createProgress, type Progress } from "../progress.ts";
 
@@ -14,12 +17,16 @@ const PROGRESS_MIN_BYTES = 1024 * 1024;
 export const importCommand: Command = {
   name: "import",
   summary: "load a JSONL export into the store: every line is checked first, one bad line imports nothing",
-  usage: "<file.jsonl | ->",
-  options: {},
+  usage: "[--partial] <file.jsonl | ->",
+  options: {
+    partial: { type: "boolean", description: "import an export whose header count does not match (cut short), or one without a header" },
+  },
   details: [
     "Entries keep their ids, statuses, supersede chains, times and metadata; vectors",
     'made by another embedder are recomputed. "-" reads the export from stdin.',
     "Skipped lines are blank lines, the export header, and entries already in the store.",
+    "The header's entry count must match (a cut export is refused) unless --partial.",
+    "A failed import into a folder that did not exist leaves no folder behind.",
     "",
     "examples:",
     "  moomem --dir ./restored import backup.jsonl",
@@ -39,11 +46,16 @@ export const importCommand: Command = {
       progress = bar;
       source = linesOf(stream, file, () => bar.update(stream.bytesRead));
     }
+    const options = { partial: flag(ctx.values, "partial") };
     let completed = false;
-    let summary;
+    let summary: ImportSummary;
     try {
-      const store = await ctx.open({ readOnly: false });
-      summary = await store.import(source);
+      if (await exists(ctx.dir)) {
+        const store = await ctx.open({ readOnly: false });
+        summary = await store.import(source, options);
+      } else {
+        summary = await importIntoNewFolder(ctx, source, options);
+      }
       completed = true;
     } finally {
       progress?.finish(completed);
@@ -57,6 +69,77 @@ export const importCommand: Command = {
   },
 };
 
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "ENOENT") return false;
+    throw new MoomemError("IO_FAILURE", `import: cannot look at ${path}: ${errorMessage(error)}`, { cause: error });
+  }
+}
+
+/**
+ * Imports into a store created in a temp folder next to `ctx.dir`, renamed into place once the
+ * import is complete and the store closed: a failed import (a bad line, a cut export, a full disk)
+ * leaves no folder behind, not even the parents it had to create. The temp name is this run's own,
+ * so nothing else ever writes there.
+ */
+async function importIntoNewFolder(ctx: CommandContext, source: AsyncIterable<string>, options: { partial: boolean }): Promise<ImportSummary> {
+  const target = resolve(ctx.dir);
+  const parent = dirname(target);
+  const createdParent = await makeParents(parent);
+  const temp = join(parent, `.${basename(target)}.import-${process.pid}-${Date.now().toString(36)}.tmp`);
+  let store: MemoryStore | undefined;
+  try {
+    store = await MemoryStore.open(temp, buildOpenOptions(ctx.values, ctx.io.env, { readOnly: false }));
+    const summary = await store.import(source, options);
+    await store.close();
+    await rename(temp, target);
+    await syncFolder(parent);
+    return summary;
+  } catch (error) {
+    await store?.close().catch((closeError: unknown) => ctx.out.notice(`could not close the store in ${temp}: ${errorMessage(closeError)}`));
+    await rm(temp, { recursive: true, force: true }).catch((rmError: unknown) => ctx.out.notice(`could not remove ${temp}: ${errorMessage(rmError)}`));
+    if (createdParent !== null) await removeEmptyUpTo(parent, createdParent);
+    if (error instanceof MoomemError) throw error;
+    throw new MoomemError("IO_FAILURE", `import: cannot create the store in ${ctx.dir}: ${errorMessage(error)}; nothing was imported`, { cause: error });
+  }
+}
+
+/** Creates `dir` and its missing parents; returns the topmost folder it created (null when `dir` existed). */
+async function makeParents(dir: string): Promise<string | null> {
+  let top: string | null = null;
+  for (let path = dir; !(await exists(path)); path = dirname(path)) {
+    top = path;
+    if (dirname(path) === path) break;
+  }
+  if (top !== null) await mkdir(dir, { recursive: true });
+  return top;
+}
+
+/** Removes `dir` and its parents up to `top`, each only while empty (rmdir refuses a folder with anything in it). */
+async function removeEmptyUpTo(dir: string, top: string): Promise<void> {
+  for (let path = dir; ; path = dirname(path)) {
+    try {
+      await rmdir(path);
+    } catch {
+      return; // not empty, or gone: someone else uses it now
+    }
+    if (path === top || dirname(path) === path) return;
+  }
+}
+
+/** Makes a rename in `dir` durable (the new name reaches the disk with the folder's entry). */
+async function syncFolder(dir: string): Promise<void> {
+  const handle = await openFile(dir, "r");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
 async function fileSize(file: string): Promise<number> {
   let info;
   try {
@@ -69,26 +152,16 @@ async function fileSize(file: string): Promise<number> {
 }
 
 /**
- * Whole lines (each ending in "\n", so the store numbers them right) from a
- * text stream, one chunk in memory at a time. A read failure becomes IO_FAILURE.
+ * The text of a stream, chunk by chunk: the store splits it into lines (in linear time, however long
+ * a line is) and numbers them. A read failure becomes IO_FAILURE.
  */
 async function* linesOf(chunks: AsyncIterable<string>, name: string, onChunk: () => void): AsyncGenerator<string> {
-  let pending = "";
-  let first = true;
   try {
     for await (const chunk of chunks) {
       onChunk();
-      pending += first && chunk.startsWith("\uFEFF") ? chunk.slice(1) : chunk;
-      first = false;
-      let start = 0;
-      for (let nl = pending.indexOf("\n"); nl >= 0; nl = pending.indexOf("\n", start)) {
-        yield pending.slice(start, nl + 1);
-        start = nl + 1;
-      }
-      pending = pending.slice(start);
+      yield chunk;
     }
   } catch (error) {
     throw new MoomemError("IO_FAILURE", `import: reading ${name} failed: ${errorMessage(error)}; nothing was imported`, { cause: error });
   }
-  if (pending.length > 0) yield pending + "\n";
 }
