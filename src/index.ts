@@ -35,6 +35,7 @@ export type {
   RecallHit,
   RecallMode,
   StoreStats,
+  TornTail,
   SyncMode,
   Verdict,
 } from "./types.ts";
@@ -50,6 +51,7 @@ export type {
   Batch,
   LoadedState,
   SnapshotSource,
+  RefreshedState,
   BackendStats,
   EmbedderIdentity,
 } from "./persistence/backend.ts";
