@@ -63,6 +63,8 @@ function ioAdvice(error: unknown): string {
       return "the file system is read-only: open with { readOnly: true }";
     case "ENOTDIR":
       return "a part of the path is a file, not a folder: pass a folder path";
+    case "ENOENT":
+      return "pass a folder on a disk moomem can write to";
     default:
       return "check the disk";
   }

@@ -54,16 +54,3 @@ export async function describeTornTail(fs: FileSystem, dir: string, file: string
   }
   return tail;
 }
-
-/** One line for logs and CLI warnings: which write was lost, and where. */
-export function formatTornTail(tail: TornTail): string {
-  const when = tail.writtenAt === null ? "" : ` written at ${new Date(tail.writtenAt).toISOString()}`;
-  const what =
-    tail.entries.length === 0
-      ? "its entries could not be read"
-      : `it held ${tail.entries
-          .slice(0, 5)
-          .map((e) => `${e.id}${e.userId === null ? "" : ` of user ${e.userId}`}`)
-          .join(", ")}${tail.entries.length > 5 ? ` and ${tail.entries.length - 5} more` : ""}`;
-  return `${tail.file} line ${tail.line}: the last write${when} was incomplete or damaged (${tail.reason}); ${tail.bytes} bytes were cut off and that write is lost (${what})`;
-}
