@@ -1,4 +1,5 @@
-// Drives fixtures/lock-client.ts as a child process (optionally in its own pid namespace) or as a worker thread.
+// Drives fixtures/lock-client.ts (or another fixture speaking JSON lines) as a child process, optionally in its own
+// pid namespace, or as a worker thread.
 
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { Worker } from "node:worker_threads";
@@ -9,6 +10,7 @@ export interface ClientEvent {
   pid?: number;
   thread?: number;
   seq?: number;
+  count?: number;
   id?: string;
   code?: string;
   message?: string;
@@ -42,7 +44,7 @@ export class LockClient {
   }
 
   /** A child process running the bundled fixture; `prefix` wraps the command (e.g. `unshare --pid --fork --mount-proc`). */
-  static process(bundle: string, config: ClientConfig, prefix: readonly string[] = []): LockClient {
+  static process(bundle: string, config: object, prefix: readonly string[] = []): LockClient {
     const [program, ...args] = [...prefix, ...runtimeCommand(bundle), JSON.stringify(config)];
     const child: ChildProcess = spawn(program!, args, { stdio: ["pipe", "pipe", "pipe"] });
     const exited = new Promise<void>((resolve) => child.once("close", () => resolve()));
