@@ -43,7 +43,7 @@ export class LockClient {
     else this.#events.push(event);
   }
 
-  /** A child process running the bundled fixture; `prefix` wraps the command (e.g. `unshare --pid --fork --mount-proc`). */
+  /** A child process running the bundled fixture; `prefix` wraps the command (e.g. {@link NEW_PID_NAMESPACE}). */
   static process(bundle: string, config: object, prefix: readonly string[] = []): LockClient {
     const [program, ...args] = [...prefix, ...runtimeCommand(bundle), JSON.stringify(config)];
     const child: ChildProcess = spawn(program!, args, { stdio: ["pipe", "pipe", "pipe"] });
@@ -110,16 +110,20 @@ export class LockClient {
 }
 
 /**
- * Why separate pid namespaces cannot be made here, or null when `unshare --pid --fork --mount-proc` works
+ * Why separate pid namespaces cannot be made here, or null when `unshare --pid --net --fork --mount-proc` works
  * (Linux, as root or with user namespaces allowed).
  */
 export function pidNamespaceUnavailable(): string | null {
   if (process.platform !== "linux") return `pid namespaces are Linux-only (platform ${process.platform})`;
-  const probe = spawnSync("unshare", ["--pid", "--fork", "--mount-proc", "true"], { encoding: "utf8" });
+  const [program, ...args] = NEW_PID_NAMESPACE;
+  const probe = spawnSync(program, [...args, "true"], { encoding: "utf8" });
   if (probe.error !== undefined) return `unshare cannot run: ${probe.error.message}`;
-  if (probe.status !== 0) return `unshare --pid --fork --mount-proc failed (${probe.stderr.trim() || `exit ${String(probe.status)}`}); it needs root or user namespaces`;
+  if (probe.status !== 0) return `${NEW_PID_NAMESPACE.join(" ")} failed (${probe.stderr.trim() || `exit ${String(probe.status)}`}); it needs root or user namespaces`;
   return null;
 }
 
-/** The prefix that starts a command as pid 1 of a new pid namespace, with its own /proc. */
-export const NEW_PID_NAMESPACE = ["unshare", "--pid", "--fork", "--mount-proc"] as const;
+/**
+ * The prefix that starts a command as pid 1 of new pid and network namespaces with its own /proc: what a
+ * container sees (its pids and its network are its own; the store folder is shared).
+ */
+export const NEW_PID_NAMESPACE = ["unshare", "--pid", "--net", "--fork", "--mount-proc"] as const;
