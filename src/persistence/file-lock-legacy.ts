@@ -74,6 +74,16 @@ function procUnreadable(error: unknown): boolean {
  * the lock then relies on the pid alone.
  */
 export async function processStartToken(fs: FileSystem, pid: number): Promise<string | null> {
+  // Our own never changes (the legacy LOCK is written at every writable open): read it once.
+  if (pid === fs.pid && ownStart?.pid === pid) return ownStart.token;
+  const token = await readStartToken(fs, pid);
+  if (pid === fs.pid) ownStart = { pid, token };
+  return token;
+}
+
+let ownStart: { pid: number; token: string | null } | null = null;
+
+async function readStartToken(fs: FileSystem, pid: number): Promise<string | null> {
   const stat = await readProcStat(fs, pid);
   if (stat === null) return null;
   let boot: Uint8Array | null;

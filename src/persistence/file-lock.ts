@@ -70,8 +70,11 @@ function describeHolder(info: HolderInfo | null, me: ProcessIdentity): string {
   return `pid ${info.pid}${where}${thread} since ${new Date(info.since).toISOString()}`;
 }
 
-/** What is known about lock point `n`: held (with its holder's details), free, or gone (re-read the folder). */
-type Verdict = { held: true; info: HolderInfo | null; why?: string } | { held: false } | { gone: true };
+/**
+ * What is known about lock point `n`: held (with its holder's details), free, or gone (re-read the folder).
+ * `lapsed` marks a free point that was judged by its lease: its holder may still come back and renew it.
+ */
+type Verdict = { held: true; info: HolderInfo | null; why?: string } | { held: false; lapsed?: true } | { gone: true };
 
 /**
  * The writer lock on one store folder: at most one writer across threads,
@@ -161,10 +164,12 @@ export class FileLock {
     const token = randomToken();
     for (let attempt = 0; attempt < 10; attempt++) {
       const top = highestPoint(await fs.readdir(dir));
+      let lapsed = false;
       if (top > 0) {
         const verdict = await judge(fs, dir, top);
         if ("gone" in verdict) continue;
         if (verdict.held) throw lockedError(location, dir, top, verdict.info, me, verdict.why);
+        lapsed = verdict.lapsed === true;
       }
       await refuseLegacyHolder(fs, dir, location);
       const n = top + 1;
@@ -174,7 +179,8 @@ export class FileLock {
       const lock = new FileLock(fs, dir, n, made.info, location, made.listener, made.pointId);
       try {
         // The other half of a lease handover: a holder that renewed after we judged it dead keeps the store.
-        if (top > 0) {
+        // (A closed socket or a released point cannot come back.)
+        if (lapsed) {
           const again = await judge(fs, dir, top);
           if ("held" in again && again.held) throw lockedError(location, dir, top, again.info, me, again.why);
         }
@@ -369,7 +375,7 @@ async function judge(fs: FileSystem, dir: string, n: number): Promise<Verdict> {
   const info = parseHolderInfo(await fs.readFile(path));
   const lease = Math.min(MAX_LEASE_MS, Math.max(MIN_LEASE_MS, info?.lease ?? DEFAULT_LEASE_MS));
   const age = Date.now() - st.mtimeMs;
-  if (age >= lease) return { held: false };
+  if (age >= lease) return { held: false, lapsed: true };
   return { held: true, info, why: `its lease was renewed ${(Math.max(0, age) / 1000).toFixed(1)} s ago and lapses ${(lease / 1000).toFixed(1)} s after the last renewal, if its holder died` };
 }
 

@@ -335,16 +335,20 @@ export class NodeFileSystem implements FileSystem {
   }
 
   async identity(): Promise<ProcessIdentity> {
-    let pidNamespace: string | null = null;
-    if (process.platform === "linux") {
-      try {
-        pidNamespace = await fsp.readlink("/proc/self/ns/pid");
-      } catch (error) {
-        // No /proc (or a Deno run without read access to it): holders are then compared by host and pid.
-        void error;
+    // A thread's identity never changes: read it once (every writable open asks).
+    identityOfThisThread ??= (async () => {
+      let pidNamespace: string | null = null;
+      if (process.platform === "linux") {
+        try {
+          pidNamespace = await fsp.readlink("/proc/self/ns/pid");
+        } catch (error) {
+          // No /proc (or a Deno run without read access to it): holders are then compared by host and pid.
+          void error;
+        }
       }
-    }
-    return { pid: process.pid, thread: threadId, pidNamespace, host: hostname() };
+      return { pid: process.pid, thread: threadId, pidNamespace, host: hostname() };
+    })();
+    return { ...(await identityOfThisThread) };
   }
 }
 
@@ -352,6 +356,8 @@ export class NodeFileSystem implements FileSystem {
 export function pathFromFileUrl(url: string): string {
   return fileURLToPath(url);
 }
+
+let identityOfThisThread: Promise<ProcessIdentity> | null = null;
 
 /** Deno refuses an operation it was not granted with an error that has no errno code. */
 function isPermissionDenied(error: unknown): boolean {
