@@ -81,7 +81,8 @@ type State = "new" | "loading" | "open" | "closed";
 /**
  * Keeps a store in `<dir>/moomem/`: `head` names the slot (`slot0.jsonl` /
  * `slot1.jsonl`) holding the last snapshot; `journal.<gen>.jsonl` holds every
- * batch committed since, one CRC-checked line each; `LOCK` names the writer.
+ * batch committed since, one CRC-checked line each; `LOCK.<n>` is the
+ * writer lock (see file-lock.ts).
  *
  * - A write group is one `write` and (with `sync: "always"`) one `fdatasync`,
  *   so a write costs the same however large the store is.
@@ -94,9 +95,13 @@ type State = "new" | "loading" | "open" | "closed";
  *   the data it could not write).
  * - Compaction streams the snapshot into the inactive slot and commits by
  *   renaming `head`; a crash at any step reopens to the same state.
- * - Recovery cuts a torn journal tail (an unfinished operation included;
- *   counted in `truncatedRecovered`) and
- *   refuses damage with `STORE_CORRUPTED` naming file and line, changing no file.
+ * - `load()` only reads: it takes the lock, finds the torn journal tail (an
+ *   unfinished operation included; counted in `truncatedRecovered`, described
+ *   in `tornTails`) and refuses damage with `STORE_CORRUPTED` naming file and
+ *   line. The tail is cut and leftovers deleted by `accept()` (or the first
+ *   write), so an open the store refuses changes no file.
+ * - A read-only backend takes no lock, writes nothing, and `refresh()`
+ *   catches up with what a writer committed since.
  *
  * @example
  * ```ts

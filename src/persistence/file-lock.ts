@@ -143,16 +143,6 @@ export class FileLock {
     }
   }
 
-  /** The number of this lock point (`LOCK.<n>`). */
-  get number(): number {
-    return this.#number;
-  }
-
-  /** True for a socket lock point (no lease, nothing to renew). */
-  get kernelHeld(): boolean {
-    return this.#listener !== null;
-  }
-
   /**
    * Takes the lock of the store folder `dir`, or throws `STORE_LOCKED` naming
    * the holder. Changes nothing but its own new files (see {@link release}).
