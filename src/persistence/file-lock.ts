@@ -10,6 +10,8 @@ export const DEFAULT_LEASE_MS = 10_000;
 /** Bounds of `lockLeaseMs`: shorter leases are renewed too often, longer ones block too long after a crash. */
 export const MIN_LEASE_MS = 200;
 export const MAX_LEASE_MS = 600_000;
+/** Codes of a file system that cannot make hard links (the socket point needs one). */
+const NO_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "EXDEV", "EINVAL", "EMLINK"]);
 /** Temp files of lock attempts older than this are leftovers of a process that died mid-attempt. */
 const STALE_TEMP_MS = 60_000;
 
@@ -395,9 +397,11 @@ async function createPoint(
       await quietly(() => fs.unlink(temp));
       if (linked) await quietly(() => fs.unlink(point));
       await listener.close();
+      const code = errorCode(error);
       // The holder of a higher point cleaned our attempt away: we lost the race.
-      if (!linked && errorCode(error) === "ENOENT") return null;
-      throw error;
+      if (!linked && code === "ENOENT") return null;
+      // Sockets but no hard links (some FUSE and SMB mounts): a leased point, made without a link, instead.
+      if (linked || code === undefined || !NO_LINKS.has(code)) throw error;
     }
   }
   const leased: HolderInfo = { ...info, lease: leaseMs };

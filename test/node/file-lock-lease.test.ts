@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import { FileBackend } from "../../src/persistence/file-backend.ts";
+import { NodeFileSystem } from "../../src/persistence/node-file-system.ts";
 import { makeTempDir, removeDir } from "./helpers/store-files.ts";
 import { bundleFixture } from "./helpers/script-runner.ts";
 import { LockClient, type ClientConfig } from "./helpers/lock-clients.ts";
@@ -105,6 +106,32 @@ describe("a leased lock point (no sockets on this file system)", () => {
     expect(await next.ask("close")).toEqual({ event: "closed" });
     expect(await storedIds(dir)).toEqual(["h1", "n1"]);
   }, 60_000);
+});
+
+/** A file system with sockets but no hard links (some FUSE and SMB mounts). */
+class NoLinkFileSystem extends NodeFileSystem {
+  override link(): Promise<boolean> {
+    return Promise.reject(Object.assign(new Error("EPERM: operation not permitted, link"), { code: "EPERM" }));
+  }
+}
+
+describe("a file system with sockets but no hard links", () => {
+  it("falls back to a leased point, which other writers respect", async () => {
+    const dir = freshDir();
+    const writer = new FileBackend(dir, { fs: new NoLinkFileSystem(), lockLeaseMs: 5000 });
+    await writer.load();
+    await writer.accept();
+    const point = topPoint(dir);
+    expect(point.size).toBeGreaterThan(0);
+    expect(statSync(join(dir, "moomem", point.name)).isFile()).toBe(true);
+    const second = new FileBackend(dir);
+    await expect(second.load()).rejects.toMatchObject({ code: "STORE_LOCKED", message: expect.stringMatching(/lapses 5\.0 s after the last renewal/) as unknown });
+    await second.close();
+    await writer.append([{ entries: [{ id: "a", userId: "user-1", content: "x", kind: "fact", status: "active", createdAt: 1, updatedAt: 1, seq: 1, metadata: {}, embedding: null }] }]);
+    await writer.close();
+    expect(topPoint(dir).size).toBe(0);
+    expect(await storedIds(dir)).toEqual(["a"]);
+  });
 });
 
 describe("a writer whose event loop stalls", () => {
