@@ -48,6 +48,11 @@ export interface FileBackendOptions {
 }
 
 const SYNC_MODES: readonly SyncMode[] = ["always", "interval", "none"];
+/** Every method of the FileSystem seam (a seam written for moomem 0.1 lacks the lock's and the follower's). */
+const SEAM_METHODS = [
+  "mkdirp", "readdir", "size", "stat", "readFile", "readChunks", "open", "createExclusive", "link", "touch",
+  "rename", "unlink", "syncDir", "processAlive", "listenSocket", "probeSocket", "identity",
+] as const;
 const MIN_COMPACT_BYTES = 1024 * 1024;
 const WRITE_BUFFER_BYTES = 1024 * 1024;
 
@@ -168,8 +173,10 @@ export class FileBackend implements PersistenceBackend {
     if (compactAfterBytes !== undefined && (typeof compactAfterBytes !== "number" || !Number.isSafeInteger(compactAfterBytes) || compactAfterBytes < 1)) {
       throw invalidArgument(`compactAfterBytes must be a positive whole number of bytes, got ${String(compactAfterBytes)}`);
     }
-    if (typeof fs !== "object" || fs === null || typeof fs.readChunks !== "function" || typeof fs.open !== "function") {
-      throw invalidArgument("fs must implement the FileSystem seam (see src/persistence/file-system.ts)");
+    if (typeof fs !== "object" || fs === null) throw invalidArgument("fs must implement the FileSystem seam (see src/persistence/file-system.ts)");
+    const missing = SEAM_METHODS.filter((m) => typeof (fs as unknown as Record<string, unknown>)[m] !== "function");
+    if (missing.length > 0) {
+      throw invalidArgument(`fs must implement the FileSystem seam (see src/persistence/file-system.ts); it has no ${missing.join(", ")}`);
     }
     if (typeof now !== "function") throw invalidArgument(`now must be a function returning ms since epoch, got ${typeof now}`);
     if (typeof lockLeaseMs !== "number" || !Number.isSafeInteger(lockLeaseMs) || lockLeaseMs < MIN_LEASE_MS || lockLeaseMs > MAX_LEASE_MS) {

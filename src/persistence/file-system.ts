@@ -60,8 +60,6 @@ export interface FileSystem {
    * it created, outermost first, so the caller can make them durable.
    */
   mkdirp(path: string): Promise<string[]>;
-  /** Canonical absolute path of an existing directory (symlinks resolved). */
-  realpath(path: string): Promise<string>;
   /** Names in a directory; null when it does not exist. */
   readdir(path: string): Promise<string[] | null>;
   /** Size of a file; null when it does not exist. */

@@ -119,10 +119,6 @@ export class NodeFileSystem implements FileSystem {
     return created;
   }
 
-  realpath(path: string): Promise<string> {
-    return fsp.realpath(path);
-  }
-
   async readdir(path: string): Promise<string[] | null> {
     try {
       return await fsp.readdir(path);
@@ -288,6 +284,9 @@ export class NodeFileSystem implements FileSystem {
       if (NO_SOCKETS.has(errorCode(error) ?? "") || isPermissionDenied(error)) return null;
       throw error;
     }
+    // A failed accept (EMFILE while probes connect) must not become an uncaught 'error' that kills the host:
+    // the listening socket stays open, and the lock with it.
+    server.on("error", () => undefined);
     server.unref();
     try {
       await fsp.chmod(path, FILE_MODE);

@@ -298,6 +298,7 @@ describe("FileBackend options", () => {
       ["./x", { compactAfterBytes: -5 }, /compactAfterBytes must be a positive whole number of bytes, got -5/],
       ["./x", { readOnly: "yes" }, /readOnly must be true or false/],
       ["./x", { fs: {} }, /FileSystem seam/],
+      ["./x", { fs: { readChunks: () => null, open: () => null } }, /FileSystem seam .*it has no mkdirp, .*listenSocket, probeSocket, identity$/],
       ["./x", { now: 5 }, /now must be a function/],
       ["./x", { lockLeaseMs: 50 }, /lockLeaseMs must be a whole number of ms in \[200, 600000\], got 50/],
       ["./x", { lockLeaseMs: 1.5e6 }, /lockLeaseMs must be/],

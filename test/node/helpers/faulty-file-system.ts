@@ -92,10 +92,6 @@ export class FaultyFileSystem implements FileSystem {
     return this.#step(`mkdirp ${base(path)}`, () => this.#inner.mkdirp(path));
   }
 
-  realpath(path: string): Promise<string> {
-    return this.#step(`realpath ${base(path)}`, () => this.#inner.realpath(path));
-  }
-
   readdir(path: string): Promise<string[] | null> {
     return this.#step(`readdir ${base(path)}`, () => this.#inner.readdir(path));
   }
