@@ -6,6 +6,8 @@ export type MoomemErrorCode =
   | "INVALID_ARGUMENT"
   | "STORE_CORRUPTED"
   | "STORE_LOCKED"
+  /** A read-only open of a folder that holds no store (read-only opens never create one). */
+  | "STORE_NOT_FOUND"
   | "STORE_CLOSED"
   | "IO_FAILURE"
   | "EXTRACTION_FAILURE"

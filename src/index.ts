@@ -39,6 +39,7 @@ export type {
   RecallHit,
   RecallMode,
   StoreStats,
+  TornTail,
   SyncMode,
   Verdict,
 } from "./types.ts";
@@ -59,6 +60,7 @@ export type {
   Batch,
   LoadedState,
   SnapshotSource,
+  RefreshedState,
   BackendStats,
   EmbedderIdentity,
 } from "./persistence/backend.ts";

@@ -222,9 +222,34 @@ export interface StoreStats {
   bytesOnDisk: number;
   /** ms since epoch of the last acknowledged write, or null for a store never written. */
   lastWriteAt: number | null;
+  /** Torn tails found when the store was opened (0 or 1 per file); `tornTails` says what each held. */
   truncatedRecovered: number;
+  /**
+   * What was cut off when the store was opened (read-only: what was ignored), one item per torn tail:
+   * the end of a write that never completed (a crash mid-write, acknowledged by no one), or a last
+   * record damaged after it was written, which cannot be told apart. Empty after a clean close.
+   */
+  tornTails: TornTail[];
   extractorMode: string;
   formatVersion: number;
+}
+
+/** A torn tail recovery cut off a store file (see `StoreStats.tornTails` and README "On-disk layout and recovery"). */
+export interface TornTail {
+  /** File (inside the store folder) and 1-based line where the cut starts. */
+  file: string;
+  line: number;
+  /** Bytes cut off (read-only opens: ignored). */
+  bytes: number;
+  /** Why that line was not accepted, e.g. `CRC mismatch (stored 1, computed 2)` or `no newline at the end (the write was cut short)`. */
+  reason: string;
+  /** Write time (ms since epoch) the first cut record carries, when its frame is still legible; else null. */
+  writtenAt: number | null;
+  /**
+   * Entries the cut lines seem to hold: a best guess read from damaged bytes (any of these fields may be
+   * wrong, and entries may be missing). The write they belong to is lost.
+   */
+  entries: { id: string; userId: string | null; seq: number | null }[];
 }
 
 /** Result of `import`. */

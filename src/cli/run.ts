@@ -8,6 +8,7 @@ import { commandHelp, toolHelp } from "./help.ts";
 import { type CliIo, errorMessage } from "./io.ts";
 import { OPEN_OPTIONS, buildOpenOptions, type OpenIntent } from "./open-options.ts";
 import { Output } from "./output.ts";
+import { tornTailNotice } from "./torn-tail-notice.ts";
 import { packageVersion } from "./version.ts";
 
 /** Exit statuses (DESIGN §7). */
@@ -61,6 +62,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       open: async (intent: OpenIntent) => {
         if (store !== undefined) return store;
         store = await MemoryStore.open(dir, buildOpenOptions(values, io.env, intent));
+        // A write lost to a crash (or damage) is said out loud, once per open that finds it.
+        for (const tail of (await store.stats()).tornTails) out.notice(tornTailNotice(tail, intent.readOnly));
         if (intent.readOnly) await noticeEmptyStore(store, dir, out);
         return store;
       },

@@ -1,43 +1,33 @@
-// The store the inspector serves: lends it to one request at a time safely while a catch-up may swap it for a fresher one.
+// The store the inspector serves: catches up with the writer before each request, one catch-up at a time.
 
 import type { MemoryStore } from "../store/memory-store.ts";
 import { describeError } from "../errors.ts";
 import type { FollowState } from "./api-types.ts";
-import { catchUp, storeFingerprint, type CatchUpTarget } from "./catch-up.ts";
+import { catchUp, type CatchUpTarget } from "./catch-up.ts";
 
 export interface StoreHolderOptions {
   /** The store folder. */
   dir: string;
   /** True with `moomem ui --write`: the store holds the writer lock, so nobody else writes and there is nothing to catch up with. */
   writable: boolean;
-  /** Opens the store (read-only unless `writable`); called once at start and again by each catch-up that found changes. */
+  /** Opens the store (read-only unless `writable`); called once, at start. */
   open: () => Promise<MemoryStore>;
   /** Source of time for the follow state (default `Date.now`). */
   now?: () => number;
 }
 
-/** How long a request waits for a catch-up before it answers from the state already read (the open of a small store takes milliseconds). */
+/** How long a request waits for a catch-up before it answers from the state already read (a catch-up after a compaction rereads the store). */
 export const CATCH_UP_WAIT_MS = 300;
-
-/** A store instance and how many requests are using it (it is closed once replaced and no longer used). */
-interface Lease {
-  readonly store: MemoryStore;
-  users: number;
-  retired: boolean;
-}
 
 /**
  * Owns the inspected store. Each request runs through {@link use}, which first catches up with
- * the writer (one catch-up at a time; concurrent requests share it) and then lends the current
- * instance; an instance replaced by a catch-up is closed when its last request is done.
+ * the writer (one catch-up at a time; concurrent requests share it) and then runs with the store.
  */
 export class StoreHolder implements CatchUpTarget {
   readonly dir: string;
   readonly writable: boolean;
-  seen: string | null = null;
-  readonly #open: () => Promise<MemoryStore>;
+  readonly store: MemoryStore;
   readonly #now: () => number;
-  #lease: Lease;
   #generation = 1;
   #checkedAt: number;
   #changedAt: number | null = null;
@@ -45,25 +35,17 @@ export class StoreHolder implements CatchUpTarget {
   #catching: Promise<void> | null = null;
   #closed = false;
 
-  private constructor(options: StoreHolderOptions, store: MemoryStore, seen: string | null) {
+  private constructor(options: StoreHolderOptions, store: MemoryStore) {
     this.dir = options.dir;
     this.writable = options.writable;
-    this.#open = options.open;
+    this.store = store;
     this.#now = options.now ?? Date.now;
-    this.#lease = { store, users: 0, retired: false };
-    this.seen = seen;
     this.#checkedAt = this.#now();
   }
 
   /** Opens the store; rejects as `MemoryStore.open` does (e.g. `STORE_LOCKED` for a writable open while an agent writes). */
   static async open(options: StoreHolderOptions): Promise<StoreHolder> {
-    // Looked at before the open, so a write landing during the open is caught up with on the first request.
-    const seen = options.writable ? null : await storeFingerprint(options.dir);
-    return new StoreHolder(options, await options.open(), seen);
-  }
-
-  get store(): MemoryStore {
-    return this.#lease.store;
+    return new StoreHolder(options, await options.open());
   }
 
   get generation(): number {
@@ -71,24 +53,17 @@ export class StoreHolder implements CatchUpTarget {
   }
 
   /**
-   * Catches up with the writer, then runs `fn` with the current store and its generation (which
-   * names what the store held, for caches); the store stays open until `fn` is done.
+   * Catches up with the writer, then runs `fn` with the store and its generation (which names
+   * what the store held, for caches).
    */
   async use<T>(fn: (store: MemoryStore, generation: number) => Promise<T>): Promise<T> {
     await this.refreshBriefly();
-    const lease = this.#lease;
-    lease.users++;
-    try {
-      return await fn(lease.store, this.#generation);
-    } finally {
-      lease.users--;
-      if (lease.retired && lease.users === 0) await closeQuietly(lease.store);
-    }
+    return fn(this.store, this.#generation);
   }
 
   /**
    * Catches up, but answers from the state already read when that takes longer than
-   * {@link CATCH_UP_WAIT_MS}: a reopen of a large store takes seconds, and a click should not.
+   * {@link CATCH_UP_WAIT_MS}: rereading a large store after a compaction takes seconds, and a click should not.
    * The catch-up goes on, and the page's poll re-renders once it is done.
    */
   async refreshBriefly(): Promise<void> {
@@ -131,14 +106,6 @@ export class StoreHolder implements CatchUpTarget {
     this.#changedAt = this.#now();
   }
 
-  async reopen(): Promise<void> {
-    const fresh = await this.#open();
-    const old = this.#lease;
-    this.#lease = { store: fresh, users: 0, retired: false };
-    old.retired = true;
-    if (old.users === 0) await closeQuietly(old.store);
-  }
-
   followState(): FollowState {
     return {
       mode: this.writable ? "write" : "follow",
@@ -154,15 +121,6 @@ export class StoreHolder implements CatchUpTarget {
     if (this.#closed) return;
     this.#closed = true;
     await this.#catching;
-    this.#lease.retired = true;
-    await this.#lease.store.close();
-  }
-}
-
-async function closeQuietly(store: MemoryStore): Promise<void> {
-  try {
-    await store.close();
-  } catch (_error) {
-    // A read-only store has nothing to flush; a failure to release its handles must not fail the request that finished last.
+    await this.store.close();
   }
 }

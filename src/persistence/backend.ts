@@ -1,6 +1,6 @@
 // The interface every persistence backend (memory, files, IndexedDB) implements.
 
-import type { EntryRecord } from "../types.ts";
+import type { EntryRecord, TornTail } from "../types.ts";
 
 /** Identity of the embedding space a store's vectors live in. */
 export interface EmbedderIdentity {
@@ -38,10 +38,29 @@ export interface LoadedState {
   embedder: EmbedderIdentity | null;
   /** Torn journal tails cut off during recovery. */
   truncatedRecovered: number;
+  /** What each torn tail held (optional: backends that never tear report none). */
+  tornTails?: TornTail[];
   /** Persisted format version that was read (the current one for a new store). */
   formatVersion: number;
   /** ms since epoch of the last write found on disk, or null. */
   lastWriteAt: number | null;
+}
+
+/**
+ * What a read-only backend found written since `load()` or its previous
+ * `refresh()`: either newer versions of some entries, to apply on top of
+ * what was read (`replace: false`), or the whole state again (`replace:
+ * true`: after a compaction, or whenever the backend cannot tell what changed).
+ */
+export interface RefreshedState {
+  replace: boolean;
+  /** Latest version of each entry that changed (or, with `replace`, of every entry), in `seq` order. */
+  entries: EntryRecord[];
+  embedder: EmbedderIdentity | null;
+  formatVersion: number;
+  lastWriteAt: number | null;
+  /** With `replace`: what the new full read found torn off (see `LoadedState.tornTails`). */
+  tornTails?: TornTail[];
 }
 
 /** What compaction writes: the whole current state. */
@@ -72,8 +91,25 @@ export interface BackendStats {
 export interface PersistenceBackend {
   /** Human-readable location for messages, e.g. a directory. */
   readonly location: string;
-  /** Open (take the writer lock unless read-only) and recover. Called once. */
+  /**
+   * Open (take the writer lock unless read-only) and read the store, changing
+   * nothing that was there (no repair yet: see `accept`). Called once.
+   */
   load(): Promise<LoadedState>;
+  /**
+   * Optional. Called once, after `load()`, when the store accepted what was
+   * read (the embedder matches, nothing was refused) and before any
+   * `append`/`compact`: only now may the backend change files (cut a torn
+   * tail, delete leftovers). An open that is refused calls `close()` instead,
+   * so a refused open leaves every file as it was.
+   */
+  accept?(): Promise<void>;
+  /**
+   * Optional, for read-only opens: what a writer committed since `load()` or
+   * the previous call; null when nothing changed. Backends that cannot be
+   * written by anyone else (memory) leave it out.
+   */
+  refresh?(): Promise<RefreshedState | null>;
   /**
    * Durably write these batches in order, as one group (one write, one sync).
    * Each operation (a batch, or a run of batches chained by

@@ -1,13 +1,14 @@
 // The Node file backend: dual-slot snapshot + head, CRC-checked journal with group commit, crash-safe compaction, writer lock.
 
-import type { SyncMode } from "../types.ts";
-import type { BackendStats, Batch, LoadedState, PersistenceBackend, SnapshotSource } from "./backend.ts";
+import type { SyncMode, TornTail } from "../types.ts";
+import type { BackendStats, Batch, EmbedderIdentity, LoadedState, PersistenceBackend, RefreshedState, SnapshotSource } from "./backend.ts";
 import { MoomemError, describeError, invalidArgument } from "../errors.ts";
 import { errorCode, type FileSystem, type WritableFile } from "./file-system.ts";
-import { NodeFileSystem } from "./node-file-system.ts";
-import { FileLock } from "./file-lock.ts";
+import { NodeFileSystem, pathFromFileUrl } from "./node-file-system.ts";
+import { DEFAULT_LEASE_MS, FileLock, MAX_LEASE_MS, MIN_LEASE_MS } from "./file-lock.ts";
 import { HEAD, LOCK, STORE_FOLDER, TEMP_SUFFIX, journalName, slotName } from "./file-layout.ts";
 import { recoverStore, type RecoveredStore } from "./file-recovery.ts";
+import { catchUp, followPoint, headIdentity, type FollowPoint } from "./file-follower.ts";
 import { encodeJournalHeader, encodeJournalRecord, JOURNAL_FORMAT_VERSION } from "./journal-format.ts";
 import { encodeSnapshot, SNAPSHOT_FORMAT_VERSION } from "./snapshot-format.ts";
 import { concat, encodeUtf8 } from "./line-reader.ts";
@@ -23,7 +24,12 @@ export interface FileBackendOptions {
   sync?: SyncMode;
   /** Period of the background fdatasync with `sync: "interval"`, in ms (default 100). */
   syncIntervalMs?: number;
-  /** Open without the writer lock and never write (inspect a store an agent is using). */
+  /**
+   * Open without the writer lock and never write (inspect a store an agent is
+   * using). The folder must hold a store: a read-only open never creates one
+   * (`STORE_NOT_FOUND`). `refresh()` then catches up with what the writer
+   * committed since.
+   */
   readOnly?: boolean;
   /** Journal size in bytes above which `wantsCompaction()` says yes (default: the larger of 1 MiB and the snapshot's size). */
   compactAfterBytes?: number;
@@ -31,9 +37,22 @@ export interface FileBackendOptions {
   fs?: FileSystem;
   /** Source of the write times recorded in the journal (ms since epoch). Default `Date.now`. */
   now?: () => number;
+  /**
+   * Only where the store folder cannot hold a Unix socket (Windows, some
+   * network and FUSE file systems): the writer lock is then a lease renewed
+   * every quarter of this many ms, and a writer that died blocks the store
+   * for at most this long after its last renewal. Default 10000; 200 to
+   * 600000. See docs/security.md.
+   */
+  lockLeaseMs?: number;
 }
 
 const SYNC_MODES: readonly SyncMode[] = ["always", "interval", "none"];
+/** Every method of the FileSystem seam (a seam written for moomem 0.1 lacks the lock's and the follower's). */
+const SEAM_METHODS = [
+  "mkdirp", "readdir", "size", "stat", "readFile", "readChunks", "open", "createExclusive", "link", "touch",
+  "rename", "unlink", "syncDir", "processAlive", "listenSocket", "probeSocket", "identity",
+] as const;
 const MIN_COMPACT_BYTES = 1024 * 1024;
 const WRITE_BUFFER_BYTES = 1024 * 1024;
 
@@ -47,6 +66,10 @@ function ioAdvice(error: unknown): string {
       return "check the permissions of the store folder";
     case "EROFS":
       return "the file system is read-only: open with { readOnly: true }";
+    case "ENOTDIR":
+      return "a part of the path is a file, not a folder: pass a folder path";
+    case "ENOENT":
+      return "pass a folder on a disk moomem can write to";
     default:
       return "check the disk";
   }
@@ -63,7 +86,8 @@ type State = "new" | "loading" | "open" | "closed";
 /**
  * Keeps a store in `<dir>/moomem/`: `head` names the slot (`slot0.jsonl` /
  * `slot1.jsonl`) holding the last snapshot; `journal.<gen>.jsonl` holds every
- * batch committed since, one CRC-checked line each; `LOCK` names the writer.
+ * batch committed since, one CRC-checked line each; `LOCK.<n>` is the
+ * writer lock (see file-lock.ts).
  *
  * - A write group is one `write` and (with `sync: "always"`) one `fdatasync`,
  *   so a write costs the same however large the store is.
@@ -76,9 +100,13 @@ type State = "new" | "loading" | "open" | "closed";
  *   the data it could not write).
  * - Compaction streams the snapshot into the inactive slot and commits by
  *   renaming `head`; a crash at any step reopens to the same state.
- * - Recovery cuts a torn journal tail (an unfinished operation included;
- *   counted in `truncatedRecovered`) and
- *   refuses damage with `STORE_CORRUPTED` naming file and line, changing no file.
+ * - `load()` only reads: it takes the lock, finds the torn journal tail (an
+ *   unfinished operation included; counted in `truncatedRecovered`, described
+ *   in `tornTails`) and refuses damage with `STORE_CORRUPTED` naming file and
+ *   line. The tail is cut and leftovers deleted by `accept()` (or the first
+ *   write), so an open the store refuses changes no file.
+ * - A read-only backend takes no lock, writes nothing, and `refresh()`
+ *   catches up with what a writer committed since.
  *
  * @example
  * ```ts
@@ -95,6 +123,9 @@ export class FileBackend implements PersistenceBackend {
   readonly #readOnly: boolean;
   readonly #compactAfterBytes: number | null;
   readonly #now: () => number;
+  readonly #leaseMs: number;
+  /** The folder the user named, which holds the store folder. */
+  readonly #base: string;
 
   #state: State = "new";
   #poison: MoomemError | null = null;
@@ -121,13 +152,19 @@ export class FileBackend implements PersistenceBackend {
   #leftovers: string[] = [];
   /** Set by close(): new calls are refused, queued ones still run. */
   #closing = false;
+  /** A writable open's recovery, until accept() (or the first write) repairs the files and opens the journal. */
+  #pending: RecoveredStore | null = null;
+  #embedder: EmbedderIdentity | null = null;
+  #tornTails: TornTail[] = [];
+  /** A read-only open's place in the writer's files (see refresh). */
+  #follow: FollowPoint | null = null;
 
   constructor(dir: string, options: FileBackendOptions = {}) {
     if (typeof dir !== "string" || dir.trim().length === 0 || dir.includes("\0")) {
       throw invalidArgument(`FileBackend needs a directory path, got ${JSON.stringify(dir) ?? String(dir)}; pass e.g. "./memory"`);
     }
     if (typeof options !== "object" || options === null) throw invalidArgument(`FileBackend options must be an object, got ${String(options)}`);
-    const { sync = "always", syncIntervalMs = 100, readOnly = false, compactAfterBytes, fs = new NodeFileSystem(), now = Date.now } = options;
+    const { sync = "always", syncIntervalMs = 100, readOnly = false, compactAfterBytes, fs = new NodeFileSystem(), now = Date.now, lockLeaseMs = DEFAULT_LEASE_MS } = options;
     if (!SYNC_MODES.includes(sync)) throw invalidArgument(`sync must be "always", "interval" or "none", got ${JSON.stringify(sync) ?? String(sync)}`);
     if (typeof syncIntervalMs !== "number" || !Number.isFinite(syncIntervalMs) || syncIntervalMs <= 0 || syncIntervalMs > 3_600_000) {
       throw invalidArgument(`syncIntervalMs must be a number of ms in (0, 3600000], got ${String(syncIntervalMs)}`);
@@ -136,12 +173,20 @@ export class FileBackend implements PersistenceBackend {
     if (compactAfterBytes !== undefined && (typeof compactAfterBytes !== "number" || !Number.isSafeInteger(compactAfterBytes) || compactAfterBytes < 1)) {
       throw invalidArgument(`compactAfterBytes must be a positive whole number of bytes, got ${String(compactAfterBytes)}`);
     }
-    if (typeof fs !== "object" || fs === null || typeof fs.readChunks !== "function" || typeof fs.open !== "function") {
-      throw invalidArgument("fs must implement the FileSystem seam (see src/persistence/file-system.ts)");
+    if (typeof fs !== "object" || fs === null) throw invalidArgument("fs must implement the FileSystem seam (see src/persistence/file-system.ts)");
+    const missing = SEAM_METHODS.filter((m) => typeof (fs as unknown as Record<string, unknown>)[m] !== "function");
+    if (missing.length > 0) {
+      throw invalidArgument(`fs must implement the FileSystem seam (see src/persistence/file-system.ts); it has no ${missing.join(", ")}`);
     }
     if (typeof now !== "function") throw invalidArgument(`now must be a function returning ms since epoch, got ${typeof now}`);
+    if (typeof lockLeaseMs !== "number" || !Number.isSafeInteger(lockLeaseMs) || lockLeaseMs < MIN_LEASE_MS || lockLeaseMs > MAX_LEASE_MS) {
+      throw invalidArgument(`lockLeaseMs must be a whole number of ms in [${MIN_LEASE_MS}, ${MAX_LEASE_MS}], got ${String(lockLeaseMs)}`);
+    }
+    dir = folderPath(dir);
     this.location = dir;
-    this.#dir = `${dir.replace(/[\\/]+$/, "") || "/"}/${STORE_FOLDER}`.replace(/^\/\//, "/");
+    this.#base = dir.replace(/[\\/]+$/, "") || "/";
+    this.#dir = `${this.#base}/${STORE_FOLDER}`.replace(/^\/\//, "/");
+    this.#leaseMs = lockLeaseMs;
     this.#fs = fs;
     this.#sync = sync;
     this.#syncIntervalMs = syncIntervalMs;
@@ -161,23 +206,20 @@ export class FileBackend implements PersistenceBackend {
     }
     this.#state = "loading";
     try {
-      const recovered = this.#readOnly ? await this.#recoverReadOnly() : await this.#openWritable();
+      const recovered = this.#readOnly ? await this.#loadReadOnly() : await this.#loadWritable();
       if (this.#closing) {
         // close() was called while this load was running: give back what it took.
-        await this.#closeJournalQuietly();
         if (this.#lock !== null) await releaseQuietly(this.#lock);
         this.#lock = null;
         throw new MoomemError("STORE_CLOSED", `the file backend for ${this.location} was closed while it was opening`);
       }
-      this.#gen = recovered.gen;
-      this.#slot = recovered.slot;
-      this.#lastWriteAt = recovered.lastWriteAt;
-      this.#formatVersion = recovered.formatVersion;
+      this.#adopt(recovered);
       this.#state = "open";
       return {
         entries: recovered.entries,
         embedder: recovered.embedder,
         truncatedRecovered: recovered.truncatedRecovered,
+        tornTails: recovered.tornTails,
         formatVersion: recovered.formatVersion,
         lastWriteAt: recovered.lastWriteAt,
       };
@@ -187,60 +229,138 @@ export class FileBackend implements PersistenceBackend {
     }
   }
 
-  async #recoverReadOnly(): Promise<RecoveredStore> {
+  /** Takes over what a full read found. */
+  #adopt(recovered: RecoveredStore): void {
+    this.#gen = recovered.gen;
+    this.#slot = recovered.slot;
+    this.#lastWriteAt = recovered.lastWriteAt;
+    this.#formatVersion = recovered.formatVersion;
+    this.#embedder = recovered.embedder;
+    this.#tornTails = recovered.tornTails;
+    this.#sizes = recovered.sizes;
+    this.#journalSize = recovered.journal?.goodEnd ?? 0;
+    this.#journalHeaderSize = recovered.journal?.headerEnd ?? 0;
+  }
+
+  /**
+   * Refuses paths that cannot hold a store, with what is wrong: a file where
+   * the folder should be, and (read-only) a folder that holds no store.
+   */
+  async #checkPath(): Promise<void> {
+    const fs = this.#fs;
+    const look = async (path: string): Promise<Awaited<ReturnType<FileSystem["stat"]>>> => {
+      try {
+        return await fs.stat(path);
+      } catch (error) {
+        if (errorCode(error) === "ENOTDIR") {
+          throw invalidArgument(`the store path ${this.location} runs through a file (${reason(error)}); pass a folder path, e.g. "./memory"`);
+        }
+        throw new MoomemError("IO_FAILURE", `could not look at ${path} (${reason(error)}); ${ioAdvice(error)}`, { cause: error });
+      }
+    };
+    const base = await look(this.#base);
+    if (base !== null && base.kind !== "directory") {
+      throw invalidArgument(`the store path ${this.location} is a file, not a folder; pass the folder moomem should keep its store in (it uses ${this.#dir}/), e.g. "./memory"`);
+    }
+    const store = base === null ? null : await look(this.#dir);
+    if (store !== null && store.kind !== "directory") {
+      throw invalidArgument(`${this.#dir} is a file, but moomem keeps its store in a folder of that name; move the file away, or pass another folder`);
+    }
+    if (this.#readOnly && store === null) {
+      throw new MoomemError(
+        "STORE_NOT_FOUND",
+        `there is no store at ${this.location} (${this.#dir} does not exist); check the path. A read-only open never creates a store: the first writable open does.`,
+      );
+    }
+  }
+
+  async #loadReadOnly(): Promise<RecoveredStore> {
+    await this.#checkPath();
     // A writer may compact while we read (head flips, the old journal goes): read again when head moved.
     for (let attempt = 1; ; attempt++) {
-      const headBefore = await this.#readHeadForRetry();
+      const headBefore = await this.#headForRetry();
       try {
         const recovered = await recoverStore(this.#fs, this.#dir);
-        this.#sizes = recovered.sizes;
-        this.#journalSize = recovered.journal?.goodEnd ?? 0;
-        this.#journalHeaderSize = recovered.journal?.headerEnd ?? 0;
+        this.#follow = await followPoint(this.#fs, this.#dir, recovered, headBefore);
         return recovered;
       } catch (error) {
         if (attempt >= 5 || !(error instanceof MoomemError)) throw error;
-        const headAfter = await this.#readHeadForRetry();
+        const headAfter = await this.#headForRetry();
         if (headAfter === headBefore) throw error;
       }
     }
   }
 
-  async #readHeadForRetry(): Promise<string> {
+  async #headForRetry(): Promise<string | null> {
     try {
-      const bytes = await this.#fs.readFile(`${this.#dir}/${HEAD}`);
-      return bytes === null ? "" : Array.from(bytes).join(",");
+      return await headIdentity(this.#fs, this.#dir);
     } catch (error) {
       // Only used to notice a concurrent compaction; an unreadable head is reported by recovery itself.
       return `error:${reason(error)}`;
     }
   }
 
-  async #openWritable(): Promise<RecoveredStore> {
+  async #loadWritable(): Promise<RecoveredStore> {
     const fs = this.#fs;
-    let key: string;
+    await this.#checkPath();
     try {
-      await fs.mkdirp(this.#dir);
-      key = await fs.realpath(this.#dir);
+      // A new store's folders are made durable at once: each one's name in its parent.
+      for (const created of await fs.mkdirp(this.#dir)) await fs.syncDir(parentFolder(created));
     } catch (error) {
+      if (error instanceof MoomemError) throw error;
       throw new MoomemError("IO_FAILURE", `could not create the store folder ${this.#dir} (${reason(error)}); ${ioAdvice(error)}`, { cause: error });
     }
     let lock: FileLock;
     try {
-      lock = await FileLock.acquire(fs, this.#dir, key, this.#now(), this.location);
+      lock = await FileLock.acquire(fs, this.#dir, this.location, this.#leaseMs);
     } catch (error) {
       if (error instanceof MoomemError) throw error;
-      throw new MoomemError("IO_FAILURE", `could not take the writer lock ${this.#dir}/${LOCK} (${reason(error)}); ${ioAdvice(error)}`, { cause: error });
+      throw new MoomemError("IO_FAILURE", `could not take the writer lock in ${this.#dir} (${reason(error)}); ${ioAdvice(error)}`, { cause: error });
     }
     try {
       const recovered = await recoverStore(fs, this.#dir);
-      await this.#repair(recovered);
+      await this.#countLockFiles(recovered.sizes);
       this.#lock = lock;
+      this.#pending = recovered;
       return recovered;
     } catch (error) {
-      await this.#closeJournalQuietly();
       await releaseQuietly(lock);
       if (error instanceof MoomemError) throw error;
       throw new MoomemError("IO_FAILURE", `could not recover the store in ${this.#dir} (${reason(error)}); ${ioAdvice(error)}, then open again`, { cause: error });
+    }
+  }
+
+  /**
+   * The store accepted what `load()` read: only now are files changed (a torn
+   * tail cut, a missing journal created, leftovers deleted, older lock files
+   * removed), so an open that is refused (`EMBEDDER_MISMATCH`, …) changes
+   * nothing. A writable backend that is written without `accept()` accepts
+   * on its first write. Nothing to do for a read-only open.
+   */
+  accept(): Promise<void> {
+    if (this.#state !== "open" || this.#closing) {
+      return Promise.reject(new MoomemError(this.#state === "closed" || this.#closing ? "STORE_CLOSED" : "INVALID_ARGUMENT", `cannot accept: the file backend for ${this.location} is not open`));
+    }
+    if (this.#readOnly) return Promise.resolve();
+    return this.#exclusive(() => this.#acceptNow());
+  }
+
+  async #acceptNow(): Promise<void> {
+    const recovered = this.#pending;
+    if (recovered === null) return;
+    if (this.#poison !== null) throw this.#poison;
+    this.#pending = null;
+    try {
+      await this.#lock!.settle();
+      await this.#repair(recovered);
+    } catch (error) {
+      await this.#closeJournalQuietly();
+      // The files may be half repaired: only a new open may go on from them.
+      this.#poison ??=
+        error instanceof MoomemError && error.code === "STORE_LOCKED"
+          ? error
+          : new MoomemError("IO_FAILURE", `could not recover the store in ${this.#dir} (${reason(error)}); ${ioAdvice(error)}, then open again`, { cause: error });
+      throw this.#poison;
     }
   }
 
@@ -278,9 +398,17 @@ export class FileBackend implements PersistenceBackend {
       }
       await fs.syncDir(this.#dir);
     }
-    sizes.set(LOCK, (await fs.size(`${this.#dir}/${LOCK}`)) ?? 0);
+    await this.#countLockFiles(sizes);
     this.#sizes = sizes;
     this.#lastSyncAt = performance.now();
+  }
+
+  /** Adds the lock's files to `sizes` (bytesOnDisk is the size of the whole folder), forgetting ones that are gone. */
+  async #countLockFiles(sizes: Map<string, number>): Promise<void> {
+    for (const name of [...sizes.keys()]) if (name === LOCK || name.startsWith(`${LOCK}.`)) sizes.delete(name);
+    for (const name of (await this.#fs.readdir(this.#dir)) ?? []) {
+      if (name === LOCK || (name.startsWith(`${LOCK}.`) && !name.endsWith(TEMP_SUFFIX))) sizes.set(name, (await this.#fs.size(`${this.#dir}/${name}`)) ?? 0);
+    }
   }
 
   /** Writes a whole small file under a temp name, syncs it, renames it into place and syncs the folder. */
@@ -355,6 +483,9 @@ export class FileBackend implements PersistenceBackend {
 
   async #appendNow(batches: readonly Batch[]): Promise<void> {
     if (this.#poison !== null) throw this.#poison;
+    await this.#acceptNow();
+    // A lease that lapsed while the event loop was blocked is renewed (or found lost) before anything is written.
+    await this.#holdLock();
     const journal = this.#journal;
     if (journal === null) throw new MoomemError("STORE_CLOSED", `cannot append: the journal of ${this.location} is closed`);
     const name = journalName(this.#gen);
@@ -390,6 +521,25 @@ export class FileBackend implements PersistenceBackend {
     this.#sizes.set(name, this.#journalSize);
     this.#lastWriteAt = Number.isFinite(time) ? Math.max(0, Math.round(time)) : 0;
     if (this.#sync === "interval") this.#scheduleSync();
+  }
+
+  /**
+   * Throws unless this backend still holds the writer lock; a lost lock
+   * poisons the backend (`STORE_LOCKED`: another writer owns the files now).
+   * `thorough` also checks that the lock's file is still in place.
+   */
+  async #holdLock(thorough = false): Promise<void> {
+    const lock = this.#lock;
+    if (lock === null) throw new MoomemError("STORE_CLOSED", `the writer lock of ${this.location} was released`);
+    try {
+      await (thorough ? lock.verify() : lock.ensureHeld());
+    } catch (error) {
+      if (error instanceof MoomemError) {
+        if (error.code === "STORE_LOCKED") this.#poison ??= error;
+        throw error;
+      }
+      throw new MoomemError("IO_FAILURE", `could not check the writer lock in ${this.#dir} (${reason(error)}); nothing was written. ${ioAdvice(error)}, then retry.`, { cause: error });
+    }
   }
 
   /** Truncates the journal back to `length`; when even that fails the file's content is unknown and the backend is poisoned. */
@@ -456,6 +606,8 @@ export class FileBackend implements PersistenceBackend {
 
   async #compactNow(source: SnapshotSource): Promise<void> {
     if (this.#poison !== null) throw this.#poison;
+    await this.#acceptNow();
+    await this.#holdLock();
     const fs = this.#fs;
     const dir = this.#dir;
     const nextGen = this.#gen + 1;
@@ -469,12 +621,17 @@ export class FileBackend implements PersistenceBackend {
     let slotSize: number;
     try {
       slotSize = await this.#writeSnapshot(`${dir}/${slotFile}${TEMP_SUFFIX}`, nextGen, source);
+      // Each rename below changes a name a successor would use: none is made without the lock.
+      await this.#holdLock(true);
       await fs.rename(`${dir}/${slotFile}${TEMP_SUFFIX}`, `${dir}/${slotFile}`);
       this.#sizes.set(slotFile, slotSize);
       await this.#writeTempFile(nextJournal, encodeUtf8(encodeJournalHeader(nextGen)));
+      await this.#holdLock();
       await fs.rename(`${dir}/${nextJournal}${TEMP_SUFFIX}`, `${dir}/${nextJournal}`);
       await this.#syncDirOrPoison("before committing a compaction");
       await this.#writeTempFile(HEAD, encodeUtf8(String(target)));
+      // The commit point: never taken by a writer that is no longer the writer.
+      await this.#holdLock();
       await fs.rename(`${dir}/${HEAD}${TEMP_SUFFIX}`, `${dir}/${HEAD}`);
     } catch (error) {
       await this.#removeTemps([slotFile, nextJournal, HEAD]);
@@ -612,6 +769,61 @@ export class FileBackend implements PersistenceBackend {
     }
   }
 
+  // ---------------------------------------------------------------- following a writer
+
+  /**
+   * Read-only opens: what the writer committed since `load()` or the last
+   * call (whole operations only), or null when nothing changed; a writable
+   * open has nothing to follow and gets null. Costs two `stat`s when nothing
+   * changed; new journal lines are read from where the last read stopped;
+   * after a compaction (a new `head`) the store is read again whole.
+   */
+  refresh(): Promise<RefreshedState | null> {
+    if (this.#state === "closed" || this.#closing) return Promise.reject(new MoomemError("STORE_CLOSED", `cannot refresh: the file backend for ${this.location} is closed`));
+    if (this.#state !== "open") return Promise.reject(new MoomemError("INVALID_ARGUMENT", `cannot refresh before load() finished (${this.location})`));
+    if (!this.#readOnly) return Promise.resolve(null);
+    return this.#exclusive(() => this.#refreshNow());
+  }
+
+  async #refreshNow(): Promise<RefreshedState | null> {
+    const point = this.#follow;
+    if (point === null) return null;
+    let found;
+    try {
+      found = await catchUp(this.#fs, this.#dir, point);
+    } catch (error) {
+      if (error instanceof MoomemError) throw error;
+      throw new MoomemError("IO_FAILURE", `could not read what was written to ${this.#dir} (${reason(error)}); nothing changed in this reader. ${ioAdvice(error)}, then retry.`, {
+        cause: error,
+      });
+    }
+    if (found === null) return null;
+    if (found === "reload") {
+      const recovered = await this.#loadReadOnly();
+      this.#adopt(recovered);
+      return {
+        replace: true,
+        entries: recovered.entries,
+        embedder: recovered.embedder,
+        formatVersion: recovered.formatVersion,
+        lastWriteAt: recovered.lastWriteAt,
+        tornTails: recovered.tornTails,
+      };
+    }
+    this.#follow = found.point;
+    const scan = found.point.scan!;
+    this.#journalSize = scan.goodEnd;
+    this.#sizes.set(journalName(this.#gen), scan.goodEnd);
+    if (scan.lastTime !== null) this.#lastWriteAt = scan.lastTime;
+    if (found.entries.length === 0) return null;
+    return { replace: false, entries: found.entries, embedder: this.#embedder, formatVersion: this.#formatVersion, lastWriteAt: this.#lastWriteAt };
+  }
+
+  /** Torn tails the last full read found (see `StoreStats.tornTails`). */
+  get tornTails(): readonly TornTail[] {
+    return this.#tornTails;
+  }
+
   // ---------------------------------------------------------------- stats, close
 
   stats(): BackendStats {
@@ -675,7 +887,29 @@ async function releaseQuietly(lock: FileLock): Promise<void> {
   try {
     await lock.release();
   } catch (error) {
-    // A LOCK file we could not remove names this (soon dead, or registry-free) process: the next open treats it as stale.
+    // The lock is free anyway once its socket is closed (release closes it whatever else fails); a leased point lapses.
     void error;
   }
+}
+
+/** The folder a path names: file: URLs are converted (they would otherwise become a folder named "file:"); other URLs are refused. */
+function folderPath(dir: string): string {
+  if (/^file:/i.test(dir)) {
+    try {
+      return pathFromFileUrl(dir);
+    } catch (error) {
+      throw invalidArgument(`FileBackend got ${JSON.stringify(dir)}, which is not a usable file: URL (${describeError(error)}); pass a folder path, or a URL like file:///home/me/memory`);
+    }
+  }
+  if (/^[a-z][a-z0-9+.-]+:\/\//i.test(dir)) {
+    throw invalidArgument(`FileBackend needs a folder on this machine, got the URL ${JSON.stringify(dir)}; pass a folder path (file: URLs are accepted)`);
+  }
+  return dir;
+}
+
+/** The folder that holds `path`. */
+function parentFolder(path: string): string {
+  const at = path.replace(/[\\/]+$/, "").search(/[\\/][^\\/]*$/);
+  if (at < 0) return ".";
+  return at === 0 ? "/" : path.slice(0, at);
 }

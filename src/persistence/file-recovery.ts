@@ -1,6 +1,6 @@
 // Reads a file store as it is on disk and decides what the truth is (DESIGN §5 recovery), without changing any file.
 
-import type { EntryRecord } from "../types.ts";
+import type { EntryRecord, TornTail } from "../types.ts";
 import type { EmbedderIdentity } from "./backend.ts";
 import { MoomemError } from "../errors.ts";
 import { errorCode, type FileSystem } from "./file-system.ts";
@@ -9,6 +9,7 @@ import { HEAD, isOwnTempFile, journalGen, journalName, parseHead, slotName } fro
 import { JournalScanner, type JournalScan } from "./journal-format.ts";
 import { splitLines } from "./line-reader.ts";
 import { SEED_SNAPSHOT_VERSION, SNAPSHOT_FORMAT_VERSION, SnapshotScanner, type SnapshotScan } from "./snapshot-format.ts";
+import { describeTornTail } from "./torn-tail.ts";
 
 /** Everything an open needs to know, found by reading only. */
 export interface RecoveredStore {
@@ -22,6 +23,8 @@ export interface RecoveredStore {
   entries: EntryRecord[];
   /** Torn tails found (and, on a writable open, to be cut): 0 or 1 per file. */
   truncatedRecovered: number;
+  /** What each torn tail held, as far as its bytes tell. */
+  tornTails: TornTail[];
   /** ms since epoch of the last write found, or null. */
   lastWriteAt: number | null;
   /** The journal of `gen`, or null when it does not exist yet (new store, seed snapshot). */
@@ -154,6 +157,13 @@ export async function recoverStore(fs: FileSystem, dir: string): Promise<Recover
   // it may hold purged content. Without one it is kept, as evidence, until a compaction overwrites it.
   if (headSlot !== null && present.has(slotName(headSlot === 0 ? 1 : 0))) stale.push(slotName(headSlot === 0 ? 1 : 0));
 
+  const tornTails: TornTail[] = [];
+  if (snapshot !== null && snapshot.truncated > 0) {
+    const name = slotName(slot ?? 0);
+    tornTails.push({ file: name, line: snapshot.entries + 2, bytes: 0, reason: "a half-written last line of a seed-format snapshot", writtenAt: null, entries: [] });
+  }
+  if (journal?.torn) tornTails.push(await describeTornTail(fs, dir, journalFile, journal.torn, journal.goodEnd, journal.size));
+
   const entries = [...latest.values()];
   if (!inSeqOrder(entries)) entries.sort((a, b) => a.seq - b.seq);
   return {
@@ -164,6 +174,7 @@ export async function recoverStore(fs: FileSystem, dir: string): Promise<Recover
     embedder: snapshot?.header.embedder ?? null,
     entries,
     truncatedRecovered: (snapshot?.truncated ?? 0) + (journal?.torn ? 1 : 0),
+    tornTails,
     lastWriteAt: journal?.lastTime ?? (version !== SEED_SNAPSHOT_VERSION ? (snapshot?.header.clock ?? null) : null),
     journal,
     sizes,

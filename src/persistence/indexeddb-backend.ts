@@ -1,6 +1,6 @@
 // The browser backend: entries and store metadata in IndexedDB, one transaction per write group.
 
-import type { BackendStats, Batch, EmbedderIdentity, LoadedState, PersistenceBackend, SnapshotSource } from "./backend.ts";
+import type { BackendStats, Batch, EmbedderIdentity, LoadedState, PersistenceBackend, RefreshedState, SnapshotSource } from "./backend.ts";
 import type { EntryRecord, JsonValue } from "../types.ts";
 import { MoomemError, describeError, invalidArgument } from "../errors.ts";
 import { entryFromJson, entryToJson, type EntryJson } from "./record-codec.ts";
@@ -119,9 +119,11 @@ export class IndexedDbBackend implements PersistenceBackend {
       if (!this.#readOnly) await this.#lock(factory);
       const db = await this.#openDatabase(factory);
       if (db === null) {
-        // Read-only open of a database that does not exist: an empty store, and nothing created.
-        this.#state = "open";
-        return emptyState();
+        // Read-only open of a database that does not exist: nothing is created, and a misspelt name is not shown as an empty store.
+        throw new MoomemError(
+          "STORE_NOT_FOUND",
+          `there is no store in ${this.location} (no such database in this origin); check the name. A read-only open never creates a store: the first writable open does.`,
+        );
       }
       this.#db = db;
       const state = await this.#readAll(db);
@@ -154,6 +156,20 @@ export class IndexedDbBackend implements PersistenceBackend {
 
   wantsCompaction(): boolean {
     return false;
+  }
+
+  /**
+   * Read-only opens: reads the database again (O(entries): IndexedDB has no
+   * cheaper way to tell what another tab wrote) and returns it whole; the store
+   * applies what differs. Null for a writable open (it sees its own writes).
+   */
+  async refresh(): Promise<RefreshedState | null> {
+    if (this.#state !== "open") throw new MoomemError("STORE_CLOSED", `${this.location}: refresh ${this.#state === "closed" ? "after close()" : "before load()"}`);
+    if (!this.#readOnly || this.#db === null) return null;
+    this.#sizes.clear();
+    this.#entryBytes = 0;
+    const state = await this.#readAll(this.#db);
+    return { replace: true, entries: state.entries, embedder: state.embedder, formatVersion: state.formatVersion, lastWriteAt: state.lastWriteAt };
   }
 
   /**
@@ -379,9 +395,6 @@ export class IndexedDbBackend implements PersistenceBackend {
   }
 }
 
-function emptyState(): LoadedState {
-  return { entries: [], embedder: null, truncatedRecovered: 0, formatVersion: INDEXEDDB_FORMAT_VERSION, lastWriteAt: null };
-}
 
 function findIndexedDb(name: string): IDBFactory {
   const factory = (globalThis as { indexedDB?: IDBFactory }).indexedDB;

@@ -174,6 +174,8 @@ export interface JournalScan {
   torn: { line: number; reason: string } | null;
   /** Write time of the last applied record, or null when there is none. */
   lastTime: number | null;
+  /** Byte offset where the last applied line starts (the header's 0 when none was applied). */
+  lastStart: number;
 }
 
 /** A run of `"c":1` lines read so far, waiting for the line that ends it. */
@@ -219,11 +221,28 @@ export class JournalScanner {
   #records = 0;
   #goodEnd = 0;
   #lastTime: number | null = null;
+  #lastStart = 0;
   #run: OpenRun | null = null;
   #bad: { line: number; reason: string; n: number } | null = null;
 
   constructor(expectedGen: number) {
     this.#expectedGen = expectedGen;
+  }
+
+  /**
+   * A scanner that goes on where an earlier scan of the same journal ended
+   * cleanly (at its `goodEnd`): feed it the lines that follow (a reader
+   * following a writer reads only what was appended since).
+   */
+  static resume(scan: JournalScan): JournalScanner {
+    const scanner = new JournalScanner(scan.gen);
+    scanner.#headerEnd = scan.headerEnd;
+    scanner.#version = scan.version;
+    scanner.#records = scan.records;
+    scanner.#goodEnd = scan.goodEnd;
+    scanner.#lastTime = scan.lastTime;
+    scanner.#lastStart = scan.lastStart;
+    return scanner;
   }
 
   accept(line: RawLine): EntryRecord[] | null {
@@ -280,6 +299,7 @@ export class JournalScanner {
     this.#records += 1;
     this.#goodEnd = line.end;
     this.#lastTime = checked.time;
+    this.#lastStart = line.start;
     return entries;
   }
 
@@ -337,6 +357,7 @@ export class JournalScanner {
       version: this.#version,
       torn,
       lastTime: this.#lastTime,
+      lastStart: this.#lastStart,
     };
   }
 }

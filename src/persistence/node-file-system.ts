@@ -4,7 +4,12 @@ import { constants as fsConstants, writeSync } from "node:fs";
 import * as fsp from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
-import { errorCode, type FileSystem, type WritableFile } from "./file-system.ts";
+import { createServer, connect } from "node:net";
+import { hostname } from "node:os";
+import { basename, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { threadId } from "node:worker_threads";
+import { errorCode, type FileStat, type FileSystem, type ProcessIdentity, type SocketListener, type SocketProbe, type WritableFile } from "./file-system.ts";
 
 const CHUNK_SIZE = 256 * 1024;
 /** Writes up to this size go straight to the kernel (see `write`); larger ones (snapshots) stay off the event loop. */
@@ -12,6 +17,15 @@ const SMALL_WRITE = 64 * 1024;
 
 // Codes meaning "this file system cannot make hard links": fall back to O_EXCL.
 const NO_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "EXDEV", "EINVAL"]);
+/** Store folders and files are private to the user who runs moomem (less what the umask removes). */
+const DIR_MODE = 0o700;
+const FILE_MODE = 0o600;
+// Codes meaning "no Unix socket can live here" (file system without socket files, path too long, sandbox): the lock uses a lease.
+const NO_SOCKETS = new Set(["EPERM", "EACCES", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "EINVAL", "ENAMETOOLONG", "EAFNOSUPPORT", "EROFS"]);
+/** Longest socket path every platform takes (sun_path is 108 bytes on Linux, 104 on macOS, with its NUL). */
+const MAX_SOCKET_PATH = 103;
+/** A probe gets its answer from the kernel at once; this only guards against a file system that never answers. */
+const PROBE_TIMEOUT_MS = 5_000;
 
 class NodeWritableFile implements WritableFile {
   readonly #handle: FileHandle;
@@ -69,12 +83,40 @@ export class NodeFileSystem implements FileSystem {
     return process.pid;
   }
 
-  async mkdirp(path: string): Promise<void> {
-    await fsp.mkdir(path, { recursive: true });
-  }
-
-  realpath(path: string): Promise<string> {
-    return fsp.realpath(path);
+  async mkdirp(path: string): Promise<string[]> {
+    // Not fs.mkdir's recursive mode: on procfs it retries forever (mkdir there says ENOENT, as for a missing
+    // parent). Walk up to the first folder that exists instead, then create each missing one.
+    const missing: string[] = [];
+    for (let at = path; ; ) {
+      const st = await this.stat(at);
+      if (st !== null) {
+        if (st.kind !== "directory") throw Object.assign(new Error(`${at} is a file, not a folder`), { code: "ENOTDIR", path: at });
+        break;
+      }
+      missing.push(at);
+      const parent = dirname(at);
+      if (parent === at) break;
+      at = parent;
+    }
+    const created: string[] = [];
+    for (const dir of missing.reverse()) {
+      try {
+        await fsp.mkdir(dir, { mode: DIR_MODE });
+        created.push(dir);
+      } catch (error) {
+        const code = errorCode(error);
+        if (code === "EEXIST" && (await this.stat(dir))?.kind === "directory") continue;
+        if (code === "ENOENT") {
+          // The parent exists (it was checked or just made): this file system does not let folders be made here.
+          throw Object.assign(new Error(`cannot create the folder ${dir}: the file system of ${dirname(dir)} does not allow it (a virtual one such as /proc or /sys?)`), {
+            code: "ENOENT",
+            cause: error,
+          });
+        }
+        throw error;
+      }
+    }
+    return created;
   }
 
   async readdir(path: string): Promise<string[] | null> {
@@ -95,6 +137,18 @@ export class NodeFileSystem implements FileSystem {
     }
   }
 
+  async stat(path: string): Promise<FileStat | null> {
+    let st;
+    try {
+      st = await fsp.stat(path, { bigint: true });
+    } catch (error) {
+      if (errorCode(error) === "ENOENT") return null;
+      throw error;
+    }
+    const kind = st.isFile() ? "file" : st.isDirectory() ? "directory" : st.isSocket() ? "socket" : "other";
+    return { kind, size: Number(st.size), mtimeMs: Number(st.mtimeNs / 1_000_000n), id: `${st.dev}:${st.ino}` };
+  }
+
   async readFile(path: string): Promise<Uint8Array | null> {
     try {
       return await fsp.readFile(path);
@@ -104,14 +158,15 @@ export class NodeFileSystem implements FileSystem {
     }
   }
 
-  async *readChunks(path: string): AsyncGenerator<Uint8Array, void, undefined> {
+  async *readChunks(path: string, from = 0): AsyncGenerator<Uint8Array, void, undefined> {
     const handle = await fsp.open(path, "r");
     try {
-      for (;;) {
+      for (let position = from; ; ) {
         // A fresh buffer per chunk: the line splitter keeps slices of it.
         const buffer = new Uint8Array(CHUNK_SIZE);
-        const { bytesRead } = await handle.read(buffer, 0, CHUNK_SIZE, null);
+        const { bytesRead } = await handle.read(buffer, 0, CHUNK_SIZE, position);
         if (bytesRead === 0) return;
+        position += bytesRead;
         yield bytesRead === CHUNK_SIZE ? buffer : buffer.subarray(0, bytesRead);
       }
     } finally {
@@ -120,14 +175,14 @@ export class NodeFileSystem implements FileSystem {
   }
 
   async open(path: string, mode: "create" | "existing"): Promise<WritableFile> {
-    return new NodeWritableFile(await fsp.open(path, mode === "create" ? "w" : "r+"));
+    return new NodeWritableFile(await fsp.open(path, mode === "create" ? "w" : "r+", FILE_MODE));
   }
 
   async createExclusive(path: string, data: Uint8Array): Promise<boolean> {
     // Write the content under a private name, then hard-link it into place: the
     // link appears with its content complete, or not at all (EEXIST).
     const temp = `${path}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
-    await fsp.writeFile(temp, data, { flag: "wx" });
+    await fsp.writeFile(temp, data, { flag: "wx", mode: FILE_MODE });
     try {
       await fsp.link(temp, path);
       return true;
@@ -144,7 +199,7 @@ export class NodeFileSystem implements FileSystem {
   async #createWithExcl(path: string, data: Uint8Array): Promise<boolean> {
     let handle: FileHandle;
     try {
-      handle = await fsp.open(path, fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_WRONLY);
+      handle = await fsp.open(path, fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_WRONLY, FILE_MODE);
     } catch (error) {
       if (errorCode(error) === "EEXIST") return false;
       throw error;
@@ -155,6 +210,21 @@ export class NodeFileSystem implements FileSystem {
       await handle.close();
     }
     return true;
+  }
+
+  async link(from: string, to: string): Promise<boolean> {
+    try {
+      await fsp.link(from, to);
+      return true;
+    } catch (error) {
+      if (errorCode(error) === "EEXIST") return false;
+      throw error;
+    }
+  }
+
+  touch(path: string, ms: number): Promise<void> {
+    const time = new Date(ms);
+    return fsp.utimes(path, time, time);
   }
 
   rename(from: string, to: string): Promise<void> {
@@ -190,4 +260,130 @@ export class NodeFileSystem implements FileSystem {
       return errorCode(error) !== "ESRCH";
     }
   }
+
+  async listenSocket(path: string): Promise<SocketListener | null> {
+    // libuv takes a path on Windows for a named pipe, not a file: the lock uses its lease there.
+    if (process.platform === "win32") return null;
+    const address = await shortSocketPath(path);
+    if (address === null) return null;
+    const server = createServer((socket) => {
+      // A probe hangs up at once; nothing is ever read or written.
+      socket.on("error", () => undefined);
+      socket.destroy();
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(address.path, () => {
+          server.off("error", reject);
+          resolve();
+        });
+      });
+    } catch (error) {
+      await address.done();
+      if (NO_SOCKETS.has(errorCode(error) ?? "") || isPermissionDenied(error)) return null;
+      throw error;
+    }
+    // A failed accept (EMFILE while probes connect) must not become an uncaught 'error' that kills the host:
+    // the listening socket stays open, and the lock with it.
+    server.on("error", () => undefined);
+    server.unref();
+    try {
+      await fsp.chmod(path, FILE_MODE);
+    } catch (error) {
+      // Connecting needs write permission on the socket; the folder (0700) already keeps others out.
+      void error;
+    }
+    return {
+      close: async () => {
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await address.done();
+      },
+    };
+  }
+
+  async probeSocket(path: string): Promise<SocketProbe> {
+    const address = await shortSocketPath(path);
+    if (address === null) return { unknown: `the path is longer than ${MAX_SOCKET_PATH} bytes and /proc/self/fd is not available` };
+    try {
+      return await new Promise<SocketProbe>((resolve) => {
+        const socket = connect(address.path);
+        const timer = setTimeout(() => {
+          socket.destroy();
+          resolve({ unknown: `no answer within ${PROBE_TIMEOUT_MS} ms` });
+        }, PROBE_TIMEOUT_MS);
+        socket.once("connect", () => {
+          clearTimeout(timer);
+          socket.destroy();
+          resolve("live");
+        });
+        socket.once("error", (error) => {
+          clearTimeout(timer);
+          socket.destroy();
+          const code = errorCode(error);
+          // Refused: nobody listens (its process is gone, or the file is not a socket). A full backlog means a live listener.
+          if (code === "ECONNREFUSED" || code === "ENOTSOCK") resolve("dead");
+          else if (code === "ENOENT") resolve("missing");
+          else if (code === "EAGAIN" || code === "EWOULDBLOCK") resolve("live");
+          else resolve({ unknown: code ?? (error instanceof Error ? error.message : String(error)) });
+        });
+      });
+    } finally {
+      await address.done();
+    }
+  }
+
+  async identity(): Promise<ProcessIdentity> {
+    // A thread's identity never changes: read it once (every writable open asks).
+    identityOfThisThread ??= (async () => {
+      let pidNamespace: string | null = null;
+      if (process.platform === "linux") {
+        try {
+          pidNamespace = await fsp.readlink("/proc/self/ns/pid");
+        } catch (error) {
+          // No /proc (or a Deno run without read access to it): holders are then compared by host and pid.
+          void error;
+        }
+      }
+      return { pid: process.pid, thread: threadId, pidNamespace, host: hostname() };
+    })();
+    return { ...(await identityOfThisThread) };
+  }
+}
+
+/** The path of a file: URL (percent-decoding and Windows drive letters as the platform does); throws when it is not one. */
+export function pathFromFileUrl(url: string): string {
+  return fileURLToPath(url);
+}
+
+let identityOfThisThread: Promise<ProcessIdentity> | null = null;
+
+/** Deno refuses an operation it was not granted with an error that has no errno code. */
+function isPermissionDenied(error: unknown): boolean {
+  const name = error instanceof Error ? error.name : "";
+  return name === "NotCapable" || name === "PermissionDenied";
+}
+
+/**
+ * A path to bind or connect a socket at `path`: the path itself when short
+ * enough; on Linux, a longer one through an open descriptor of its folder
+ * (`/proc/self/fd/<fd>/<name>`), kept open until `done`. Null when neither fits.
+ */
+async function shortSocketPath(path: string): Promise<{ path: string; done: () => Promise<void> } | null> {
+  const none = (): Promise<void> => Promise.resolve();
+  if (Buffer.byteLength(path) <= MAX_SOCKET_PATH) return { path, done: none };
+  if (process.platform !== "linux") return null;
+  let folder: FileHandle;
+  try {
+    folder = await fsp.open(dirname(path), "r");
+  } catch (error) {
+    void error;
+    return null;
+  }
+  const short = `/proc/self/fd/${folder.fd}/${basename(path)}`;
+  if (Buffer.byteLength(short) > MAX_SOCKET_PATH) {
+    await folder.close();
+    return null;
+  }
+  return { path: short, done: () => folder.close() };
 }

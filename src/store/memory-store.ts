@@ -17,6 +17,7 @@ import type {
   RecallHit,
   RecallMode,
   StoreStats,
+  TornTail,
   SyncMode,
   Verdict,
 } from "../types.ts";
@@ -47,6 +48,7 @@ import { summarizeUsers, type UserSummary } from "./user-summaries.ts";
 import { matchesFilter, readFilter, type EntryFilter } from "./entry-filter.ts";
 import { EXPORT_ENTRY_FORMAT, EXPORT_FORMAT, entryLine, headerLine, parseImport } from "./jsonl-transfer.ts";
 import { planImport } from "./import-check.ts";
+import { StoreFollower } from "./store-follower.ts";
 import {
   checkAddInput,
   checkIntegerIn,
@@ -75,8 +77,19 @@ export interface OpenOptions {
   sync?: SyncMode;
   /** With `sync: "interval"`: how often to sync, in ms (default 100). */
   syncIntervalMs?: number;
-  /** Open without the writer lock and never write, to inspect a store another process is writing; add/forget/restore/import then throw `READ_ONLY`. */
+  /**
+   * Open without the writer lock and never write, to inspect a store another process is writing;
+   * add/forget/restore/import then throw `READ_ONLY`. The store must exist (`STORE_NOT_FOUND`
+   * otherwise: a read-only open creates nothing). What the writer commits later is read by
+   * {@link MemoryStore.refresh}, or before every call with `follow`.
+   */
   readOnly?: boolean;
+  /**
+   * With `readOnly`: catch up with the writer before every call (a cheap check — two `stat`s on
+   * files — when nothing changed), so each call sees every write committed before it started.
+   * Default false: the store shows what it read at open or at the last `refresh()`.
+   */
+  follow?: boolean;
   /**
    * How recall merges its vector and keyword routes. `"zscore"` (default): each route's scores
    * standardised over the user's memories, then summed with `vectorWeight`, so the route that is sure
@@ -199,7 +212,7 @@ export interface ForgetOptions {
 }
 
 const OPEN_KEYS = [
-  "embedder", "extractor", "judge", "backend", "clock", "sync", "syncIntervalMs", "readOnly",
+  "embedder", "extractor", "judge", "backend", "clock", "sync", "syncIntervalMs", "readOnly", "follow",
   "fusion", "rrfK", "vectorWeight", "minSimilarity", "neighborWeight", "candidates", "supersedeThreshold", "maxContentChars", "compactAfterBytes", "reembed",
 ] as const;
 const JUDGE_CANDIDATES_PER_ROUTE = 8;
@@ -257,6 +270,7 @@ export class MemoryStore {
   readonly #guard = new ExtractionGuard();
   readonly #identity: EmbedderIdentity;
   readonly #inflight = new Set<Promise<unknown>>();
+  readonly #follower: StoreFollower;
   #nextSeq: number;
   #truncatedRecovered: number;
   #formatVersion: number;
@@ -278,6 +292,8 @@ export class MemoryStore {
     truncatedRecovered: number;
     formatVersion: number;
     identity: EmbedderIdentity;
+    follow: boolean;
+    tornTails: TornTail[];
   }) {
     this.#backend = parts.backend;
     this.#embedder = parts.embedder;
@@ -293,6 +309,7 @@ export class MemoryStore {
     this.#formatVersion = parts.formatVersion;
     this.#identity = parts.identity;
     this.#queue = new WriteQueue(parts.state, parts.backend, () => this.#maybeCompact());
+    this.#follower = new StoreFollower(parts.backend, parts.state, { readOnly: parts.readOnly, follow: parts.follow, identity: parts.identity, tornTails: parts.tornTails });
   }
 
   /**
@@ -338,6 +355,9 @@ export class MemoryStore {
     const syncIntervalMs = o["syncIntervalMs"] === undefined ? 100 : checkIntegerIn(o["syncIntervalMs"], "open: syncIntervalMs", 1, 3_600_000);
     const readOnly = o["readOnly"] ?? false;
     if (typeof readOnly !== "boolean") throw invalidArgument(`open: readOnly must be true or false, got ${describe(readOnly)}`);
+    const follow = o["follow"] ?? false;
+    if (typeof follow !== "boolean") throw invalidArgument(`open: follow must be true or false, got ${describe(follow)}`);
+    if (follow && !readOnly) throw invalidArgument("open: follow is for readOnly stores (a writer sees its own writes); pass { readOnly: true, follow: true }");
     const kind = embedderKind(embedder);
     if (embedder.kind !== undefined && embedder.kind !== "lexical" && embedder.kind !== "semantic") {
       throw invalidArgument(`open: embedder.kind must be "lexical", "semantic" or left out (taken as "semantic"), got ${describe(embedder.kind)}`);
@@ -381,9 +401,16 @@ export class MemoryStore {
     }
     const state = new EntryState(embedder.dim);
     let maxSeq = 0;
-    for (const entry of loaded.entries) {
-      state.load(entry);
-      if (entry.seq > maxSeq) maxSeq = entry.seq;
+    try {
+      for (const entry of loaded.entries) {
+        state.load(entry);
+        if (entry.seq > maxSeq) maxSeq = entry.seq;
+      }
+      // Every check passed: only now may the backend repair files (a refused open changes none).
+      await backend.accept?.();
+    } catch (error) {
+      await backend.close();
+      throw error;
     }
     const store = new MemoryStore({
       backend,
@@ -400,6 +427,8 @@ export class MemoryStore {
       truncatedRecovered: loaded.truncatedRecovered,
       formatVersion: loaded.formatVersion,
       identity,
+      follow,
+      tornTails: loaded.tornTails ?? [],
     });
     // A new store records its embedder at once; an old-format store is rewritten in the current one.
     if (!readOnly && (loaded.embedder === null || loaded.formatVersion < 2 || mismatch)) {
@@ -894,6 +923,7 @@ export class MemoryStore {
           bytesOnDisk: disk.bytesOnDisk,
           lastWriteAt: disk.lastWriteAt,
           truncatedRecovered: this.#truncatedRecovered,
+          tornTails: this.#follower.tornTails,
           extractorMode: this.#extractor.mode,
           formatVersion: this.#formatVersion,
         };
@@ -920,6 +950,7 @@ export class MemoryStore {
 
   async *#exportLines(userId: string | null): AsyncGenerator<string> {
     this.#checkOpen();
+    await this.#follower.beforeCall();
     const records = await this.#durable(() => (userId === null ? [...this.#state.all()] : [...this.#state.entriesOf(userId)]));
     yield headerLine({ moomem_export: EXPORT_FORMAT, entry_format: EXPORT_ENTRY_FORMAT, embedder: this.#identity, user_id: userId, exported_at: this.#clock.now(), count: records.length });
     for (const record of records) yield entryLine(record);
@@ -1071,6 +1102,28 @@ export class MemoryStore {
     return this.#closing;
   }
 
+  /**
+   * Read-only stores: reads what the writer committed since the store was
+   * opened or last refreshed (new journal records; the whole store again
+   * after the writer compacted) and applies it. Resolves to whether anything
+   * changed. Whole operations only: a reader never sees half of an add or an
+   * import. On a writable store (which sees its own writes) and on backends
+   * nobody else writes (`":memory:"`) it resolves to false.
+   *
+   * @example
+   * ```ts
+   * const reader = await MemoryStore.open("./memory", { readOnly: true });
+   * // … another process adds …
+   * if (await reader.refresh()) console.log("caught up");
+   * ```
+   */
+  refresh(): Promise<boolean> {
+    return this.#track(async () => {
+      this.#checkOpen();
+      return this.#follower.refresh();
+    });
+  }
+
   /** `await using mem = await MemoryStore.open(...)` closes it at the end of the block. */
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
@@ -1112,7 +1165,9 @@ export class MemoryStore {
   #track<T>(fn: () => Promise<T>): Promise<T> {
     let p: Promise<T>;
     try {
-      p = fn();
+      // With `follow`, a call first catches up with the writer.
+      const caughtUp = this.#closed ? null : this.#follower.beforeCall();
+      p = caughtUp === null ? fn() : caughtUp.then(fn);
     } catch (error) {
       return Promise.reject(error);
     }

@@ -217,14 +217,32 @@ testBackend(
         expect((await third.load()).entries.map((e) => e.id)).toEqual(["w"]);
       });
 
-      it("opens a missing database read-only as empty without creating it", async () => {
+      it("refuses a read-only open of a missing database (STORE_NOT_FOUND) without creating it", async () => {
         const name = uniqueName("absent");
         const reader = backendFor(name, { readOnly: true });
-        const state = await reader.load();
-        expect(state.entries).toEqual([]);
-        expect(state.embedder).toBeNull();
+        await expectCode(reader.load(), "STORE_NOT_FOUND", /there is no store in IndexedDB "moomem:test-absent-.*check the name/);
         await reader.close();
         expect(await databaseExists(INDEXEDDB_NAME_PREFIX + name)).toBe(false);
+      });
+
+      it("lets a reader follow the writer with refresh(), which reads the database again", async () => {
+        const writer = await make();
+        await writer.load();
+        await writer.append([{ entries: [makeEntry("a", 1)] }]);
+        const reader = backendFor(nameOf(writer), { readOnly: true });
+        expect((await reader.load()).entries.map((e) => e.id)).toEqual(["a"]);
+        await writer.append([{ entries: [makeEntry("b", 2)] }, { entries: [makeEntry("a", 1, { status: "deleted" })] }]);
+        const found = await reader.refresh();
+        expect(found?.replace).toBe(true);
+        expect(found?.entries.map((e) => [e.id, e.status])).toEqual([
+          ["a", "deleted"],
+          ["b", "active"],
+        ]);
+        // A writer has nothing to follow.
+        expect(await writer.refresh()).toBeNull();
+        await reader.close();
+        await expectCode(reader.refresh(), "STORE_CLOSED");
+        await writer.close();
       });
 
       it("rejects calls in the wrong lifecycle state", async () => {

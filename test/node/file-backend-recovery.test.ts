@@ -9,7 +9,7 @@ import { FileBackend } from "../../src/persistence/file-backend.ts";
 import { encodeJournalRecord } from "../../src/persistence/journal-format.ts";
 import { MoomemError } from "../../src/errors.ts";
 import { MemoryStore } from "../../src/store/memory-store.ts";
-import { EMBEDDER, copyDir, entry, filesOf, lastLineStart, makeTempDir, plain, removeDir, stateAfter } from "./helpers/store-files.ts";
+import { EMBEDDER, copyDir, dataFilesOf, entry, filesOf, lastLineStart, makeTempDir, plain, removeDir, stateAfter } from "./helpers/store-files.ts";
 
 const SEED_FIXTURE = fileURLToPath(new URL("../fixtures/seed-v1", import.meta.url));
 
@@ -53,9 +53,11 @@ async function build(dir: string, steps: (Batch[] | "compact")[], earlier: Batch
   return written;
 }
 
+/** Opens as MemoryStore does: load, then (writable) accept, which is when recovery repairs the files. */
 async function open(dir: string, options: { readOnly?: boolean } = {}): Promise<{ backend: FileBackend; state: Awaited<ReturnType<FileBackend["load"]>> }> {
   const backend = new FileBackend(dir, options);
   const state = await backend.load();
+  await backend.accept();
   return { backend, state };
 }
 
@@ -80,6 +82,7 @@ async function expectCorrupted(dir: string, pattern: RegExp): Promise<MoomemErro
 }
 
 describe("FileBackend torn journal tails", () => {
+  // About 1,200 opens: the timeout is generous so a loaded machine never fails it (the verdict is the state, not the time).
   it("opens with exactly the earlier records for a cut at every byte of the last record", async () => {
     const dir = freshDir();
     const written = await build(dir, [batches(1, 5)]);
@@ -112,7 +115,7 @@ describe("FileBackend torn journal tails", () => {
     expect(again.state.truncatedRecovered).toBe(0);
     expect(again.state.entries.map((e) => e.id)).toEqual(["e1", "e2", "e3", "e4", "after"]);
     await again.backend.close();
-  });
+  }, 120_000);
 
   it("cuts garbage, NUL and fake-record tails", async () => {
     const base = freshDir();
@@ -293,7 +296,7 @@ describe("FileBackend leftovers of a crash", () => {
     const { backend, state } = await open(dir);
     expect(state.entries.map(plain)).toEqual(stateAfter(written).map(plain));
     await backend.close();
-    expect(Object.keys(filesOf(dir)).sort()).toEqual(["moomem/head", "moomem/journal.1.jsonl", "moomem/slot0.jsonl"]);
+    expect(dataFilesOf(dir)).toEqual(["moomem/head", "moomem/journal.1.jsonl", "moomem/slot0.jsonl"]);
   });
 
   it("opens a store whose first compaction died before head was written (gen 0 stays the truth)", async () => {
@@ -310,8 +313,25 @@ describe("FileBackend leftovers of a crash", () => {
     await backend.close();
   });
 
-  it("reads a store that does not exist as empty without creating anything when read-only", async () => {
+  it("refuses a read-only open of a store that does not exist, creating nothing", async () => {
     const dir = freshDir();
+    for (const missing of [dir, join(dir, "sub")]) {
+      if (missing !== dir) mkdirSync(dir);
+      const backend = new FileBackend(missing, { readOnly: true });
+      const error = await backend.load().then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(error).toMatchObject({ code: "STORE_NOT_FOUND" });
+      expect((error as Error).message).toContain(`there is no store at ${missing}`);
+      await backend.close();
+      expect(existsSync(missing)).toBe(false);
+    }
+  });
+
+  it("opens a store folder that holds nothing yet (a writer is creating it) read-only, as empty", async () => {
+    const dir = freshDir();
+    mkdirSync(join(dir, "moomem"), { recursive: true });
     const { backend, state } = await open(dir, { readOnly: true });
     expect(state.entries).toEqual([]);
     expect(state.formatVersion).toBe(3);
@@ -319,7 +339,7 @@ describe("FileBackend leftovers of a crash", () => {
     await expect(backend.compact({ embedder: EMBEDDER, count: 0, entries: [] })).rejects.toMatchObject({ code: "READ_ONLY" });
     expect(backend.wantsCompaction()).toBe(false);
     await backend.close();
-    expect(existsSync(dir)).toBe(false);
+    expect(filesOf(dir)).toEqual({});
   });
 });
 
@@ -402,9 +422,8 @@ describe("FileBackend on the seed's v1 snapshots", () => {
     const entries = second.state.entries;
     await second.backend.compact({ embedder: seedEmbedder, count: entries.length, entries });
     await second.backend.close();
-    const files = Object.keys(filesOf(dir)).sort();
     // The seed's snapshot is gone with the old journal: only the new v3 snapshot remains.
-    expect(files).toEqual(["moomem/head", "moomem/journal.5.jsonl", "moomem/slot1.jsonl"]);
+    expect(dataFilesOf(dir)).toEqual(["moomem/head", "moomem/journal.5.jsonl", "moomem/slot1.jsonl"]);
     expect(readFileSync(join(dir, "moomem", "slot1.jsonl"), "utf8")).toMatch(/^\{"v":3,"gen":5,/);
 
     const third = await open(dir);

@@ -35,10 +35,13 @@ async function build(dir: string, groups: Batch[][]): Promise<void> {
   await backend.close();
 }
 
+/** Opens and closes as MemoryStore would (a writable open is accepted, which is when a torn tail is cut). */
 async function load(dir: string, readOnly = false): Promise<Awaited<ReturnType<FileBackend["load"]>>> {
   const backend = new FileBackend(dir, { readOnly });
   try {
-    return await backend.load();
+    const state = await backend.load();
+    await backend.accept();
+    return state;
   } finally {
     await backend.close();
   }
@@ -200,6 +203,7 @@ describe("FileBackend: an operation of several lines", () => {
     const dir = freshDir();
     const backend = new FileBackend(dir);
     await backend.load();
+    await backend.accept();
     const path = join(dir, "moomem", "journal.0.jsonl");
     const size = readFileSync(path).length;
     await expect(backend.append([{ entries: [entry("a", 1)] }, { entries: [entry("b", 2)], continues: true }])).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });

@@ -1,6 +1,7 @@
 // `moomem export`: the store (or one user) as JSON Lines, streamed to stdout or written atomically to a file.
 
-import { open, rename, unlink } from "node:fs/promises";
+import { open, rename, stat, unlink } from "node:fs/promises";
+import { dirname } from "node:path";
 import { MoomemError } from "../../node.ts";
 import { stringOption } from "../args.ts";
 import { type Command, type CommandContext, USER_OPTION, requireNone } from "../command.ts";
@@ -90,28 +91,64 @@ function headerCount(line: string): number {
   }
 }
 
-/** Writes a temp file next to `file`, syncs it, then renames it over `file`: a failed export never leaves half a file. */
+/** The permissions an export gets: those of the file it replaces, else private to the user (memories are personal). */
+async function exportMode(file: string): Promise<number> {
+  try {
+    return (await stat(file)).mode & 0o777;
+  } catch (error) {
+    if (systemErrorCode(error) === "ENOENT") return 0o600;
+    throw error;
+  }
+}
+
+/** fsync of a folder, so a rename in it survives a power loss (folders cannot be opened for that on Windows). */
+async function syncFolder(path: string): Promise<void> {
+  if (process.platform === "win32") return;
+  const folder = await open(path, "r");
+  try {
+    await folder.sync();
+  } finally {
+    await folder.close();
+  }
+}
+
+/**
+ * Writes a temp file next to `file`, syncs it, then renames it over `file`: a failed export never leaves half a
+ * file. The result keeps the mode of the file it replaces (0600 for a new one), whatever the umask says.
+ */
 async function exportToFile(lines: AsyncIterable<string>, file: string, ctx: CommandContext): Promise<number> {
   const temp = `${file}.${process.pid}.tmp`;
   const fail = (error: unknown): MoomemError =>
     error instanceof MoomemError ? error : new MoomemError("IO_FAILURE", `export: cannot write ${file}: ${errorMessage(error)}`, { cause: error });
   let handle;
   try {
-    handle = await open(temp, "wx");
+    const mode = await exportMode(file);
+    handle = await open(temp, "wx", mode);
+    await handle.chmod(mode);
   } catch (error) {
+    if (handle !== undefined) {
+      await handle.close().catch(() => undefined);
+      await unlink(temp).catch(() => undefined);
+    }
     throw fail(error);
   }
+  let entries: number;
   try {
-    const entries = await copyLines(lines, async (chunk) => {
+    entries = await copyLines(lines, async (chunk) => {
       await handle.write(chunk);
     }, ctx);
     await handle.sync();
     await handle.close();
     await rename(temp, file);
-    return entries;
   } catch (error) {
     await handle.close().catch((closeError: unknown) => ctx.out.notice(`could not close ${temp}: ${errorMessage(closeError)}`));
     await unlink(temp).catch((unlinkError: unknown) => ctx.out.notice(`could not remove ${temp}: ${errorMessage(unlinkError)}`));
     throw fail(error);
   }
+  try {
+    await syncFolder(dirname(file));
+  } catch (error) {
+    throw new MoomemError("IO_FAILURE", `export: wrote ${file}, but could not make its name durable (${errorMessage(error)}); a power loss now may lose it`, { cause: error });
+  }
+  return entries;
 }

@@ -1,6 +1,6 @@
 // A FileSystem seam that fails (ENOSPC, EIO) or "crashes" at a chosen step, for the file backend's fault tests.
 
-import type { FileSystem, WritableFile } from "../../../src/persistence/file-system.ts";
+import type { FileStat, FileSystem, ProcessIdentity, SocketListener, SocketProbe, WritableFile } from "../../../src/persistence/file-system.ts";
 
 /** Thrown once the simulated process has crashed; carries no errno code on purpose. */
 export class SimulatedCrash extends Error {
@@ -88,12 +88,8 @@ export class FaultyFileSystem implements FileSystem {
     throw new SimulatedCrash(step, what);
   }
 
-  mkdirp(path: string): Promise<void> {
+  mkdirp(path: string): Promise<string[]> {
     return this.#step(`mkdirp ${base(path)}`, () => this.#inner.mkdirp(path));
-  }
-
-  realpath(path: string): Promise<string> {
-    return this.#step(`realpath ${base(path)}`, () => this.#inner.realpath(path));
   }
 
   readdir(path: string): Promise<string[] | null> {
@@ -104,12 +100,16 @@ export class FaultyFileSystem implements FileSystem {
     return this.#step(`size ${base(path)}`, () => this.#inner.size(path));
   }
 
+  stat(path: string): Promise<FileStat | null> {
+    return this.#step(`stat ${base(path)}`, () => this.#inner.stat(path));
+  }
+
   readFile(path: string): Promise<Uint8Array | null> {
     return this.#step(`readFile ${base(path)}`, () => this.#inner.readFile(path));
   }
 
-  async *readChunks(path: string): AsyncGenerator<Uint8Array, void, undefined> {
-    const chunks = await this.#step(`readChunks ${base(path)}`, () => Promise.resolve(this.#inner.readChunks(path)));
+  async *readChunks(path: string, from?: number): AsyncGenerator<Uint8Array, void, undefined> {
+    const chunks = await this.#step(`readChunks ${base(path)}`, () => Promise.resolve(this.#inner.readChunks(path, from)));
     for await (const chunk of chunks) {
       if (this.#crashed) throw new SimulatedCrash(this.#count, `reading ${base(path)}`);
       yield chunk;
@@ -146,6 +146,27 @@ export class FaultyFileSystem implements FileSystem {
 
   processAlive(pid: number): boolean {
     return this.#inner.processAlive(pid);
+  }
+
+  // The lock's own operations pass straight through: the lock is tested with real processes (file-lock*.test.ts).
+  link(from: string, to: string): Promise<boolean> {
+    return this.#inner.link(from, to);
+  }
+
+  touch(path: string, ms: number): Promise<void> {
+    return this.#inner.touch(path, ms);
+  }
+
+  listenSocket(path: string): Promise<SocketListener | null> {
+    return this.#inner.listenSocket(path);
+  }
+
+  probeSocket(path: string): Promise<SocketProbe> {
+    return this.#inner.probeSocket(path);
+  }
+
+  identity(): Promise<ProcessIdentity> {
+    return this.#inner.identity();
   }
 
   /** Used by the wrapped files. */

@@ -20,7 +20,7 @@ export function copyDir(from: string, to: string): void {
   cpSync(from, to, { recursive: true });
 }
 
-/** Every file under `dir` (recursively) with its bytes, so "no file changed" can be checked exactly. */
+/** Every file under `dir` (recursively) with its bytes, so "no file changed" can be checked exactly; a socket (a held lock) shows as "<socket>". */
 export function filesOf(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
   const walk = (sub: string): void => {
@@ -33,12 +33,26 @@ export function filesOf(dir: string): Record<string, string> {
     }
     for (const name of names) {
       const rel = sub === "" ? name : `${sub}/${name}`;
-      if (statSync(join(dir, rel)).isDirectory()) walk(rel);
+      const st = statSync(join(dir, rel));
+      if (st.isDirectory()) walk(rel);
+      else if (st.isSocket()) out[rel] = "<socket>";
       else out[rel] = readFileSync(join(dir, rel)).toString("base64");
     }
   };
   walk("");
   return out;
+}
+
+/** The writer lock's files (`LOCK`, `LOCK.<n>`, `LOCK.<n>.info`): not store data. */
+export function isLockFile(name: string): boolean {
+  return /(^|\/)LOCK(\.|$)/.test(name);
+}
+
+/** The names of the store's data files under `dir`, sorted (lock files left out). */
+export function dataFilesOf(dir: string): string[] {
+  return Object.keys(filesOf(dir))
+    .filter((name) => !isLockFile(name))
+    .sort();
 }
 
 const T0 = 1_700_000_000_000;
