@@ -30,6 +30,7 @@ import { RawExtractor } from "../ingest/raw-extractor.ts";
 import { SimilarityJudge, type JudgeCandidate } from "../ingest/similarity-judge.ts";
 import { ExtractionGuard, extractFacts, type PreparedFact } from "../ingest/extract.ts";
 import { embedTexts } from "../ingest/embed.ts";
+import { callBackend, callBackendSync, checkExtractorMode, checkJudgeName, checkPlugin, readClock, readEmbedderIdentity, wantsCompaction } from "../ingest/plugin-checks.ts";
 import { judgeFacts } from "../ingest/judge.ts";
 import { fuseRrf } from "../fusion/rrf.ts";
 import { normalizeForDedup, tokenize } from "../text/tokenizer.ts";
@@ -42,12 +43,15 @@ import { buildProfile, type UserProfile } from "./profile.ts";
 import { matchesFilter, readFilter, type EntryFilter } from "./entry-filter.ts";
 import { EXPORT_FORMAT, entryLine, headerLine, parseImport } from "./jsonl-transfer.ts";
 import {
+  asArgumentError,
   checkAddInput,
+  checkImportSource,
   checkIntegerIn,
   checkKnownKeys,
   checkMetadata,
   checkNumberIn,
   checkOptions,
+  checkQuery,
   checkTime,
   checkUserId,
   describe,
@@ -277,7 +281,7 @@ export class MemoryStore {
     return MemoryStore.openWith(path, options, (p) => {
       throw new MoomemError(
         "BACKEND_UNSUPPORTED",
-        `no default storage for path ${JSON.stringify(p)} in this runtime; use ":memory:", pass { backend }, or import from "moomem/node" or "moomem/browser"`,
+        `no default storage for path ${describe(p, 300)} in this runtime; use ":memory:", pass { backend }, or import from "moomem/node" or "moomem/browser"`,
       );
     });
   }
@@ -291,15 +295,18 @@ export class MemoryStore {
     checkKnownKeys(o, OPEN_KEYS, "open");
     const embedder = (o["embedder"] as Embedder | undefined) ?? new HashingEmbedder();
     checkPlugin(embedder, "embedder", ["embed"]);
-    if (!Number.isInteger(embedder.dim) || embedder.dim < 1) throw invalidArgument(`open: embedder.dim must be a positive integer, got ${describe(embedder.dim)}`);
+    const identity: EmbedderIdentity = readEmbedderIdentity(embedder);
     const extractor = (o["extractor"] as Extractor | undefined) ?? new RawExtractor();
     checkPlugin(extractor, "extractor", ["extract"]);
+    checkExtractorMode(extractor);
     const threshold = o["supersedeThreshold"] === undefined ? 0.82 : checkNumberIn(o["supersedeThreshold"], "open: supersedeThreshold", 0.01, 1);
     const fallbackJudge = new SimilarityJudge({ threshold });
     const judge = (o["judge"] as ConflictJudge | undefined) ?? fallbackJudge;
     checkPlugin(judge, "judge", ["judge"]);
+    checkJudgeName(judge);
     const clock = (o["clock"] as Clock | undefined) ?? new SystemClock();
     checkPlugin(clock, "clock", ["now"]);
+    readClock(clock);
     const sync = (o["sync"] ?? "always") as SyncMode;
     if (sync !== "always" && sync !== "interval" && sync !== "none") throw invalidArgument(`open: sync must be "always", "interval" or "none", got ${describe(sync)}`);
     const syncIntervalMs = o["syncIntervalMs"] === undefined ? 100 : checkIntegerIn(o["syncIntervalMs"], "open: syncIntervalMs", 1, 3_600_000);
@@ -325,17 +332,16 @@ export class MemoryStore {
     if (typeof reembed !== "boolean") throw invalidArgument(`open: reembed must be true or false, got ${describe(reembed)}`);
     if (reembed && readOnly) throw invalidArgument("open: reembed rewrites the store, so it cannot be combined with readOnly");
 
-    const loaded = await backend.load();
-    const identity: EmbedderIdentity = { id: embedder.id ?? `custom/${embedder.dim}`, dim: embedder.dim };
+    const loaded = await callBackend(backend.location, "loading", () => backend.load());
     const mismatch = loaded.embedder !== null && (loaded.embedder.id !== identity.id || loaded.embedder.dim !== identity.dim);
     try {
       if (mismatch && !reembed) checkEmbedderMatch(loaded.embedder, identity, backend.location);
-      if (mismatch) await reembedAll(embedder, loaded.entries);
+      if (mismatch) await reembedAll(embedder, loaded.entries, identity.dim);
     } catch (error) {
       await backend.close();
       throw error;
     }
-    const state = new EntryState(embedder.dim);
+    const state = new EntryState(identity.dim);
     let maxSeq = 0;
     for (const entry of loaded.entries) {
       state.load(entry);
@@ -396,11 +402,11 @@ export class MemoryStore {
         );
       }
       // Embedding needs no store state, so it runs before taking the write queue.
-      const embedded = await embedTexts(this.#embedder, extraction.facts.map((f) => f.content));
+      const embedded = await embedTexts(this.#embedder, extraction.facts.map((f) => f.content), this.#identity.dim);
       return this.#queue.write(async (change) => {
         const summary: AddSummary = { extracted: extraction.facts.length, inserted: 0, duplicates: 0, superseded: 0, conflicts: 0, degraded: false, facts: [] };
         if (extraction.degradedReason !== undefined || embedded.degradedReason !== undefined) summary.degraded = true;
-        const now = this.#clock.now();
+        const now = readClock(this.#clock);
         summary.facts = await this.#ingestFacts(change, userId, extraction.facts, embedded.vectors, {
           metadata,
           createdAt: observedAt ?? now,
@@ -434,6 +440,7 @@ export class MemoryStore {
       const fact = facts[i]!;
       const outcome: FactOutcome = { content: fact.content, kind: fact.kind, action: "inserted", id: "" };
       if (fact.key !== undefined) outcome.key = fact.key;
+      if (fact.truncated !== undefined) outcome.truncated = { ...fact.truncated };
       outcomes.push(outcome);
       const norm = normalizeForDedup(fact.content);
       const existing = shard?.dedup.get(norm)?.[0] ?? seenHere.get(norm);
@@ -556,7 +563,7 @@ export class MemoryStore {
     return this.#track(async () => {
       this.#checkOpen();
       checkUserId(userId);
-      if (typeof query !== "string" || query.trim().length === 0) throw invalidArgument(`recall: query must be non-empty text, got ${describe(query)}`);
+      checkQuery(query, "recall");
       const o = checkOptions(options, "recall options");
       checkKnownKeys(o, ["topK", "mode", "since", "until", "kind", "metadata"], "recall");
       const topK = o["topK"] === undefined ? 5 : checkIntegerIn(o["topK"], "recall: topK", 1, 100);
@@ -567,7 +574,7 @@ export class MemoryStore {
       let queryVector: Float32Array | null = null;
       let degraded = false;
       if (mode !== "keyword") {
-        const embedded = await embedTexts(this.#embedder, [query]);
+        const embedded = await embedTexts(this.#embedder, [query], this.#identity.dim);
         if (embedded.vectors === null) {
           if (mode === "vector") {
             throw new MoomemError("EMBEDDING_FAILURE", `recall in "vector" mode needs the query embedded, but ${embedded.degradedReason}; use mode "hybrid" to fall back to keywords`);
@@ -635,7 +642,7 @@ export class MemoryStore {
       if (typeof purge !== "boolean") throw invalidArgument(`forget: purge must be true or false, got ${describe(purge)}`);
 
       return this.#queue.write(async (change) => {
-        const now = this.#clock.now();
+        const now = readClock(this.#clock);
         const targets: EntryRecord[] = [];
         if (typeof byId === "string") {
           const record = this.#state.get(byId);
@@ -681,9 +688,9 @@ export class MemoryStore {
       if (typeof id !== "string" || id.length === 0) throw invalidArgument(`restore: id must be a non-empty string, got ${describe(id)}`);
       return this.#queue.write(async (change) => {
         const record = this.#state.get(id);
-        if (record === undefined || record.userId !== userId) throw invalidArgument(`restore: user ${userId} has no entry ${id}`);
+        if (record === undefined || record.userId !== userId) throw invalidArgument(`restore: user ${userId} has no entry ${describe(id, 100)}`);
         if (record.metadata["purged"] === true) throw invalidArgument(`restore: entry ${id} was purged; its content is gone and cannot be restored`);
-        const now = this.#clock.now();
+        const now = readClock(this.#clock);
         const metadata: Metadata = { ...record.metadata, restored_at: now };
         let next: EntryRecord;
         if (record.status === "deleted") {
@@ -768,7 +775,7 @@ export class MemoryStore {
       if (typeof id !== "string" || id.length === 0) throw invalidArgument(`history: id must be a non-empty string, got ${describe(id)}`);
       return this.#durable(() => {
         const start = this.#state.get(id);
-        if (start === undefined || start.userId !== userId) throw invalidArgument(`history: user ${userId} has no entry ${id}`);
+        if (start === undefined || start.userId !== userId) throw invalidArgument(`history: user ${userId} has no entry ${describe(id, 100)}`);
         const entries = this.#state.entriesOf(userId);
         const replacedBy = new Map<string, EntryRecord[]>();
         for (const r of entries) {
@@ -814,7 +821,7 @@ export class MemoryStore {
           users++;
           for (const r of this.#state.entriesOf(user)) counts[r.status]++;
         }
-        const disk = this.#backend.stats();
+        const disk = callBackendSync(this.#backend.location, "reading the stats", () => this.#backend.stats());
         return {
           total: this.#state.size,
           ...counts,
@@ -849,7 +856,7 @@ export class MemoryStore {
   async *#exportLines(userId: string | null): AsyncGenerator<string> {
     this.#checkOpen();
     const records = await this.#durable(() => (userId === null ? [...this.#state.all()] : [...this.#state.entriesOf(userId)]));
-    yield headerLine({ moomem_export: EXPORT_FORMAT, format: 2, embedder: this.#identity, user_id: userId, exported_at: this.#clock.now(), count: records.length });
+    yield headerLine({ moomem_export: EXPORT_FORMAT, format: 2, embedder: this.#identity, user_id: userId, exported_at: readClock(this.#clock), count: records.length });
     for (const record of records) yield entryLine(record);
   }
 
@@ -867,15 +874,12 @@ export class MemoryStore {
   import(lines: Iterable<string> | AsyncIterable<string>): Promise<ImportSummary> {
     return this.#track(async () => {
       this.#checkWritable();
-      if (lines === null || typeof lines !== "object" || (!(Symbol.iterator in lines) && !(Symbol.asyncIterator in lines)) || typeof lines === "string") {
-        throw invalidArgument(`import: pass an iterable of lines or JSONL chunks (e.g. the result of export(), or an array of strings), got ${describe(lines)}`);
-      }
-      const parsed = await parseImport(lines);
+      const parsed = await parseImport(checkImportSource(lines)).catch((error: unknown) => Promise.reject(asArgumentError(error, "import: reading the lines")));
       const sameSpace = parsed.header === null ? null : parsed.header.embedder.id === this.#identity.id && parsed.header.embedder.dim === this.#identity.dim;
-      const reembed = parsed.entries.filter((e) => e.metadata["purged"] !== true && (sameSpace === false || e.embedding === null || e.embedding.length !== this.#embedder.dim));
+      const reembed = parsed.entries.filter((e) => e.metadata["purged"] !== true && (sameSpace === false || e.embedding === null || e.embedding.length !== this.#identity.dim));
       for (let i = 0; i < reembed.length; i += 256) {
         const slice = reembed.slice(i, i + 256);
-        const embedded = await embedTexts(this.#embedder, slice.map((e) => e.content));
+        const embedded = await embedTexts(this.#embedder, slice.map((e) => e.content), this.#identity.dim);
         slice.forEach((e, j) => {
           e.embedding = embedded.vectors?.[j] ?? null;
           if (embedded.vectors === null) e.metadata = { ...e.metadata, embedding_degraded: embedded.degradedReason ?? "embedding failed" };
@@ -931,11 +935,11 @@ export class MemoryStore {
           summary.failed++;
           continue;
         }
-        const embedded = await embedTexts(this.#embedder, extraction.facts.map((f) => f.content));
+        const embedded = await embedTexts(this.#embedder, extraction.facts.map((f) => f.content), this.#identity.dim);
         const outcomes = await this.#queue.write(async (change) => {
           const current = this.#state.get(target.id);
           if (current === undefined || current.status !== "unstructured") return null;
-          const now = this.#clock.now();
+          const now = readClock(this.#clock);
           const { extraction_degraded: _why, ...kept } = current.metadata;
           const facts = await this.#ingestFacts(change, current.userId, extraction.facts, embedded.vectors, {
             metadata: { ...kept, reextracted_from: current.id },
@@ -981,7 +985,7 @@ export class MemoryStore {
           if (!this.#readOnly) await this.#compactNow();
         });
       } finally {
-        await this.#backend.close();
+        await callBackend(this.#backend.location, "closing", () => this.#backend.close());
       }
     })();
     return this.#closing;
@@ -998,7 +1002,7 @@ export class MemoryStore {
   }
 
   #maybeCompact(): void {
-    if (this.#compactionQueued || this.#closed || !this.#backend.wantsCompaction()) return;
+    if (this.#compactionQueued || this.#closed || !wantsCompaction(this.#backend)) return;
     this.#compactionQueued = true;
     this.#queue
       .exclusive(async () => {
@@ -1012,8 +1016,9 @@ export class MemoryStore {
   }
 
   async #compactNow(): Promise<void> {
-    await this.#backend.compact({ embedder: this.#identity, count: this.#state.size, entries: this.#state.all() });
-    this.#formatVersion = this.#backend.stats().formatVersion ?? this.#formatVersion;
+    const location = this.#backend.location;
+    await callBackend(location, "compacting", () => this.#backend.compact({ embedder: this.#identity, count: this.#state.size, entries: this.#state.all() }));
+    this.#formatVersion = callBackendSync(location, "reading the stats", () => this.#backend.stats()).formatVersion ?? this.#formatVersion;
   }
 
   /** Runs a read once every write it could observe is durable (recomputing if one was rolled back). */
@@ -1058,19 +1063,12 @@ function judgeInput(record: EntryRecord): JudgeItem["fact"] {
   return fact;
 }
 
-function checkPlugin(value: unknown, name: string, methods: readonly string[]): void {
-  if (typeof value !== "object" || value === null) throw invalidArgument(`open: ${name} must be an object, got ${describe(value)}`);
-  for (const m of methods) {
-    if (typeof (value as Record<string, unknown>)[m] !== "function") throw invalidArgument(`open: ${name} has no ${m}() method`);
-  }
-}
-
 /** Recomputes every vector with `embedder` (in place); a failure rejects the open with nothing changed on disk. */
-async function reembedAll(embedder: Embedder, entries: EntryRecord[]): Promise<void> {
+async function reembedAll(embedder: Embedder, entries: EntryRecord[], dim: number): Promise<void> {
   const live = entries.filter((e) => e.metadata["purged"] !== true);
   for (let i = 0; i < live.length; i += 256) {
     const slice = live.slice(i, i + 256);
-    const embedded = await embedTexts(embedder, slice.map((e) => e.content));
+    const embedded = await embedTexts(embedder, slice.map((e) => e.content), dim);
     if (embedded.vectors === null) throw new MoomemError("EMBEDDING_FAILURE", `reembed: ${embedded.degradedReason}; the store was not changed`);
     slice.forEach((e, j) => (e.embedding = embedded.vectors![j]!));
   }
