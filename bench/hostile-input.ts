@@ -3,7 +3,7 @@
 // with a time limit, so an input that makes the work blow up shows as "killed after N s" instead of
 // hanging the run.
 //
-// Usage: npm run bench:hostile [-- --sizes 65536,1048576] [-- --kinds cjk,emoji] [-- --ops recall,add]
+// Usage: npm run bench:hostile [-- --sizes 65536,1048576] [-- --kinds cjk,emoji] [-- --ops recall,add,add-max]
 //        [-- --limit-s 60]
 // One case alone: node --import tsx bench/hostile-input.ts --case <kind> <op> <size>
 
@@ -52,10 +52,15 @@ function repeatUnits(size: number, piece: () => string): string {
 const OPS: Record<string, (text: string, time: <T>(call: () => Promise<T>) => Promise<T>) => Promise<string>> = {
   tokenize: async (text, time) => `${(await time(async () => tokenize(text))).length} tokens`,
   recall: (text, time) => withStore({}, async (mem) => `${(await time(() => mem.recall("u", text, { topK: 5 }))).length} hits`),
+  /** Recall with the input cut to 8,192 units, the longest query recall accepts. */
+  "recall-8k": (text, time) => {
+    const query = text.slice(0, /[\ud800-\udbff]/.test(text[8191] ?? "") ? 8191 : 8192);
+    return withStore({}, async (mem) => `${(await time(() => mem.recall("u", query, { topK: 5 }))).length} hits`);
+  },
   /** Add with the default maxContentChars (8,192). */
   add: (text, time) => withStore({}, async (mem) => `${(await time(() => mem.add("u", text))).inserted} inserted`),
-  /** Add with maxContentChars at the largest value open accepts, so the whole input is stored and indexed. */
-  "add-unlimited": (text, time) => withStore({ maxContentChars: 10_000_000 }, async (mem) => `${(await time(() => mem.add("u", text))).inserted} inserted`),
+  /** Add with maxContentChars at the largest value open accepts (1,000,000), so (almost) the whole input is stored and indexed. */
+  "add-max": (text, time) => withStore({ maxContentChars: 1_000_000 }, async (mem) => `${(await time(() => mem.add("u", text))).inserted} inserted`),
 };
 
 async function withStore(options: { maxContentChars?: number }, use: (mem: MemoryStore) => Promise<string>): Promise<string> {

@@ -55,6 +55,8 @@ import {
   checkTime,
   checkUserId,
   describe,
+  MAX_CONFLICT_IDS,
+  MAX_CONTENT_CHARS,
 } from "./validation.ts";
 
 /** Options of {@link MemoryStore.open}. Every one is optional. */
@@ -95,7 +97,10 @@ export interface OpenOptions {
   candidates?: number;
   /** Similarity at which the default judge replaces an old fact (default 0.82). */
   supersedeThreshold?: number;
-  /** Longer facts are truncated to this many characters (default 8192). */
+  /**
+   * Longer facts keep their first this many characters (default 8192, at most 1,000,000); the add reports
+   * it in `facts[i].truncated`. An add's work grows with it (README, "Limits").
+   */
   maxContentChars?: number;
   /** Journal size in bytes after which the file backend compacts (default: max(1 MiB, snapshot size)). */
   compactAfterBytes?: number;
@@ -320,7 +325,7 @@ export class MemoryStore {
       // A host's judge (an LLM) can use looser candidates, and costs far more than the scan anyway.
       judgeByVector: !lexical || o["judge"] !== undefined,
       candidates: o["candidates"] === undefined ? undefined : checkIntegerIn(o["candidates"], "open: candidates", 1, 10_000),
-      maxContentChars: o["maxContentChars"] === undefined ? 8192 : checkIntegerIn(o["maxContentChars"], "open: maxContentChars", 16, 10_000_000),
+      maxContentChars: o["maxContentChars"] === undefined ? 8192 : checkIntegerIn(o["maxContentChars"], "open: maxContentChars", 16, MAX_CONTENT_CHARS),
     };
     const backendOptions: BackendOptions = { sync, syncIntervalMs, readOnly };
     if (o["compactAfterBytes"] !== undefined) backendOptions.compactAfterBytes = checkIntegerIn(o["compactAfterBytes"], "open: compactAfterBytes", 1, Number.MAX_SAFE_INTEGER);
@@ -511,6 +516,7 @@ export class MemoryStore {
       } else if (verdict.decision === "coexist") {
         const theirs = Array.isArray(old.metadata["conflict"]) ? [...(old.metadata["conflict"] as string[])] : [];
         theirs.push(record.id);
+        if (theirs.length > MAX_CONFLICT_IDS) theirs.splice(0, theirs.length - MAX_CONFLICT_IDS);
         change.put({ ...old, metadata: { ...old.metadata, conflict: theirs }, updatedAt: now });
         conflicts.push(old.id);
       }

@@ -18,7 +18,7 @@ const USER_ID_CHAR = /^[A-Za-z0-9_.-]$/;
  */
 export function checkUserId(userId: unknown): string {
   if (typeof userId !== "string") {
-    throw new MoomemError("INVALID_USER_ID", `user id must be a string, got ${typeof userId}`);
+    throw new MoomemError("INVALID_USER_ID", `user id must be a string, got ${describe(userId)}`);
   }
   if (userId.length === 0) throw new MoomemError("INVALID_USER_ID", "user id is empty; use 1-64 characters of A-Z a-z 0-9 _ . -");
   if (userId.length > USER_ID_MAX) {
@@ -181,6 +181,19 @@ export function checkAddInput(input: unknown): AddInput {
     return messages;
   });
 }
+
+/**
+ * The largest `maxContentChars` (open option): an add's work grows linearly with the length it keeps,
+ * and a million characters of unbroken CJK already take seconds to tokenize and index
+ * (`npm run bench:hostile`). A longer document is several memories.
+ */
+export const MAX_CONTENT_CHARS = 1_000_000;
+
+/**
+ * Most ids the store keeps in an entry's `conflict` metadata (the newest): each fact that coexists with
+ * an entry adds one and rewrites the entry, so an unbounded list would make N such adds write O(N²) bytes.
+ */
+export const MAX_CONFLICT_IDS = 50;
 
 /** Limits of one metadata object (`add`, and the `metadata` filter of `recall` / `list`). */
 export const METADATA_LIMITS = {

@@ -2,7 +2,7 @@
 
 import { stemEnglish } from "./english-stem.ts";
 import { ENGLISH_STOP_WORDS } from "./stop-words.ts";
-import { BoundedMemo } from "./bounded-memo.ts";
+import { BoundedMemo, MAX_KEY_LENGTH } from "./bounded-memo.ts";
 import { invalidArgument } from "../errors.ts";
 import { describeValue } from "../describe-value.ts";
 
@@ -255,7 +255,7 @@ const foldedWords = new BoundedMemo<string>(50_000, (word) => {
  * ```
  */
 export function forEachToken(text: string, visit: (token: string, kind: TokenKind) => void): void {
-  const stream = recentStreams.get(text);
+  const stream = text.length > MAX_KEY_LENGTH ? longStream(text) : recentStreams.get(text);
   for (let i = 0; i < stream.tokens.length; i++) visit(stream.tokens[i] as string, stream.kinds[i] as TokenKind);
 }
 
@@ -270,7 +270,24 @@ interface TokenStream {
  * indexing); the streams of the last few hundred texts are kept (256 to 512) so that only the first call pays.
  * Room for hundreds because adds in flight are all embedded before the first is indexed.
  */
-const recentStreams = new BoundedMemo<TokenStream>(256, (text) => {
+const recentStreams = new BoundedMemo<TokenStream>(256, streamOf);
+
+/**
+ * The stream of the last text too long for {@link recentStreams} (a host that raised `maxContentChars`):
+ * one add still hands it to the tokenizer four times, and a megabyte of CJK takes seconds each. Held
+ * through a `WeakRef`, so a stream of millions of tokens never outlives its add when memory is wanted.
+ */
+let lastLong: { text: string; stream: WeakRef<TokenStream> } | undefined;
+
+function longStream(text: string): TokenStream {
+  const kept = lastLong !== undefined && lastLong.text === text ? lastLong.stream.deref() : undefined;
+  if (kept !== undefined) return kept;
+  const stream = streamOf(text);
+  lastLong = { text, stream: new WeakRef(stream) };
+  return stream;
+}
+
+function streamOf(text: string): TokenStream {
   const tokens: string[] = [];
   const kinds: TokenKind[] = [];
   scanTokens(text, (token, kind) => {
@@ -278,7 +295,7 @@ const recentStreams = new BoundedMemo<TokenStream>(256, (text) => {
     kinds.push(kind);
   });
   return { tokens, kinds };
-});
+}
 
 function scanTokens(text: string, visit: (token: string, kind: TokenKind) => void): void {
   const canonical = canonicalText(text);

@@ -2,8 +2,8 @@
 
 import { describe, it, expect } from "vitest";
 import { MemoryStore, FixedClock, type Extractor } from "../../src/index.ts";
-import { MAX_QUERY_CHARS, MAX_TRANSCRIPT_MESSAGES, isBlankText } from "../../src/store/validation.ts";
-import { rejectsWith } from "../helpers/scripted.ts";
+import { MAX_CONFLICT_IDS, MAX_CONTENT_CHARS, MAX_QUERY_CHARS, MAX_TRANSCRIPT_MESSAGES, isBlankText } from "../../src/store/validation.ts";
+import { ScriptedJudge, rejectsWith } from "../helpers/scripted.ts";
 import { storeState } from "../helpers/store-state.ts";
 import { seededRandom } from "../helpers/seeded-random.ts";
 
@@ -82,6 +82,12 @@ describe("add: long content", () => {
     await mem.close();
   });
 
+  it("accepts maxContentChars up to 1,000,000 and no more (an add's work grows with it)", async () => {
+    await (await MemoryStore.open(":memory:", { maxContentChars: MAX_CONTENT_CHARS })).close();
+    const err = await rejectsWith(MemoryStore.open(":memory:", { maxContentChars: MAX_CONTENT_CHARS + 1 }), "INVALID_ARGUMENT");
+    expect(err.message).toContain("maxContentChars");
+  });
+
   it("never splits a surrogate pair when it cuts", async () => {
     const mem = await MemoryStore.open(":memory:", { maxContentChars: 16 });
     const summary = await mem.add("u", "abcdefghijklmno😀tail");
@@ -94,7 +100,7 @@ describe("add: long content", () => {
     "stores and finds 128 Ki units of unbroken CJK with maxContentChars above it (past the 65,536 where the segmenter fell over)",
     async () => {
       // 1 MB takes seconds (linear, but 2 million tokens); `npm run bench:hostile` times it.
-      const mem = await openSeeded({ maxContentChars: MI });
+      const mem = await openSeeded({ maxContentChars: MAX_CONTENT_CHARS });
       const text = "花生酱" + cjk(MI / 8, 7);
       const summary = await mem.add("u", text);
       expect(summary.facts[0]).toMatchObject({ action: "inserted" });
@@ -224,6 +230,21 @@ describe("metadata limits", () => {
     expect(entry!.metadata).not.toHaveProperty("skip");
     expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();
     expect(Object.getPrototypeOf(entry!.metadata)).toBe(Object.prototype);
+    await mem.close();
+  });
+});
+
+describe("metadata the store itself writes stays bounded", () => {
+  it("keeps the newest 50 ids in an entry's conflict list, however many facts coexist with it", async () => {
+    // Every add rewrites the old entry; an unbounded list made N adds write O(N²) bytes.
+    const mem = await MemoryStore.open(":memory:", { judge: new ScriptedJudge(() => "coexist") });
+    const old = (await mem.add("u", "alpha beta gamma")).facts[0]!.id;
+    const added: string[] = [];
+    for (let i = 0; i < 120; i++) added.push((await mem.add("u", `alpha beta gamma delta${i}`)).facts[0]!.id);
+    const entry = (await mem.list("u")).find((e) => e.id === old)!;
+    const conflict = entry.metadata["conflict"] as string[];
+    expect(conflict).toHaveLength(MAX_CONFLICT_IDS);
+    expect(conflict).toEqual(added.slice(-MAX_CONFLICT_IDS));
     await mem.close();
   });
 });

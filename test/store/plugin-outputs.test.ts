@@ -86,7 +86,7 @@ describe("embedder", () => {
     const shared = new Float32Array([1, 0, 0, 0]);
     for (const make of [(t: string[]) => t.map(() => [1, 0, 0, 0]), (t: string[]) => t.map(() => new Float64Array([1, 0, 0, 0])), (t: string[]) => t.map(() => shared)]) {
       const backend = new MemoryBackend();
-      const mem = await MemoryStore.open("copy", { backend, embedder: embedderReturning(make) });
+      const mem = await MemoryStore.open("copy", { backend, embedder: embedderReturning(make), clock: new FixedClock(T0) });
       expect((await mem.add("u", "I'm allergic to peanuts")).degraded).toBe(false);
       expect(await mem.recall("u", "peanuts", { mode: "vector" })).toHaveLength(1);
       const before = await storeState(mem);
