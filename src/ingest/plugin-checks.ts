@@ -107,14 +107,21 @@ export function checkEmbeddings(value: unknown, count: number, dim: number): { v
     const v: unknown = value[i];
     if (!isNumberList(v)) return { problem: `embedder returned a bad vector: vector ${i} is ${describeValue(v)}, expected a Float32Array or an array of numbers` };
     if (v.length !== dim) return { problem: `embedder returned a bad vector: vector ${i} has length ${v.length}, expected ${dim} (embedder.dim)` };
-    const copy = new Float32Array(dim);
-    for (let j = 0; j < dim; j++) {
-      const x: unknown = v[j];
-      // The stored value is the 32-bit float: 1e39 fits a number but becomes Infinity.
-      if (typeof x === "number") copy[j] = x;
-      if (typeof x !== "number" || !Number.isFinite(copy[j])) {
-        return { problem: `embedder returned a bad vector: vector ${i} has ${describeValue(x)} at index ${j}, expected a finite number` };
+    let copy: Float32Array;
+    if (v instanceof Float32Array) {
+      copy = v.slice();
+    } else {
+      copy = new Float32Array(dim);
+      for (let j = 0; j < dim; j++) {
+        const x: unknown = v[j];
+        if (typeof x !== "number") return { problem: `embedder returned a bad vector: vector ${i} has ${describeValue(x)} at index ${j}, expected a finite number` };
+        copy[j] = x;
       }
+    }
+    // The stored value is the 32-bit float: 1e39 fits a number but becomes Infinity. x - x is 0 unless x is NaN or ±Infinity.
+    for (let j = 0; j < dim; j++) {
+      const x = copy[j] as number;
+      if (x - x !== 0) return { problem: `embedder returned a bad vector: vector ${i} has ${describeValue(x)} at index ${j}, expected a finite number` };
     }
     vectors.push(copy);
   }
@@ -165,13 +172,12 @@ export function checkVerdicts(value: unknown, candidateIds: ReadonlySet<string>)
   // One verdict per candidate is the answer; a few extra are tolerated, thousands mean something is broken.
   if (value.length > 2 * candidateIds.size + 10) throw new Error(`judge returned ${value.length} verdicts for ${candidateIds.size} candidates`);
   const out: Verdict[] = [];
-  const seen = new Set<string>();
   for (const v of value as unknown[]) {
     if (typeof v !== "object" || v === null) throw new Error(`judge returned a verdict that is ${describeValue(v)}, not an object`);
     const { id, decision, reason } = v as Record<string, unknown>;
     if (decision !== "replace" && decision !== "coexist" && decision !== "ignore") throw new Error(`judge returned decision ${describeValue(decision)}`);
-    if (typeof id !== "string" || !candidateIds.has(id) || seen.has(id)) continue;
-    seen.add(id);
+    // A scan, not a Set: at most 2 · candidates + 10 verdicts, usually a handful.
+    if (typeof id !== "string" || !candidateIds.has(id) || out.some((o) => o.id === id)) continue;
     out.push(typeof reason === "string" ? { id, decision, reason: cutReason(reason) } : { id, decision });
   }
   return out;

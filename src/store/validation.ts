@@ -216,8 +216,14 @@ export function checkMetadata(value: unknown, name: string): Metadata {
     if (!isPlainObject(value)) throw invalidArgument(`${name} must be a plain JSON object, got ${describe(value)}`);
     const budget = { values: METADATA_LIMITS.values, chars: METADATA_LIMITS.chars };
     const copy = copyJson(value, name, 0, budget, new Set()) as Metadata;
-    const chars = JSON.stringify(copy).length;
-    if (chars > METADATA_LIMITS.chars) throw tooLarge(name, `${chars} characters as JSON`);
+    // JSON takes at most 6 characters per character of a key or string (\uXXXX) and 25 per other value
+    // (a number, its comma and quotes): below that bound the exact length need not be computed.
+    const rawChars = METADATA_LIMITS.chars - budget.chars;
+    const values = METADATA_LIMITS.values - budget.values;
+    if (6 * rawChars + 25 * values > METADATA_LIMITS.chars) {
+      const chars = JSON.stringify(copy).length;
+      if (chars > METADATA_LIMITS.chars) throw tooLarge(name, `${chars} characters as JSON`);
+    }
     return copy;
   });
 }
@@ -270,8 +276,10 @@ function copyJson(value: unknown, path: string, depth: number, budget: { values:
       if (budget.chars < 0) throw tooLarge(path, `over ${METADATA_LIMITS.chars} characters`);
       const item = value[key];
       if (item === undefined) continue;
-      // defineProperty: a key named "__proto__" stays an own property, as JSON.parse makes it.
-      Object.defineProperty(copy, key, { value: copyJson(item, keyPath(path, key), depth + 1, budget, ancestors), enumerable: true, writable: true, configurable: true });
+      const itemCopy = copyJson(item, keyPath(path, key), depth + 1, budget, ancestors);
+      // defineProperty for "__proto__", so it stays an own property (as JSON.parse makes it) instead of setting the prototype.
+      if (key === "__proto__") Object.defineProperty(copy, key, { value: itemCopy, enumerable: true, writable: true, configurable: true });
+      else copy[key] = itemCopy;
     }
     ancestors.delete(value);
     return copy;

@@ -206,6 +206,7 @@ describe("metadata limits", () => {
       Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, i])),
       { sparse: new Array(2 ** 32 - 1) },
       { ["k".repeat(70_000)]: 1 },
+      { escaped: "\u0001".repeat(20_000) }, // 20,000 characters, 120,000 as JSON ("\u0001" each)
     ];
     for (const metadata of tooBig) {
       const err = await rejectsWith(mem.add("u", "text", { metadata }), "INVALID_ARGUMENT");
