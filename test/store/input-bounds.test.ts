@@ -1,7 +1,7 @@
 // Bounded work for every input: the query limit, huge contents, truncation that is reported, empty-looking text.
 
 import { describe, it, expect } from "vitest";
-import { MemoryStore, FixedClock, type Extractor } from "../../src/index.ts";
+import { MemoryStore, FixedClock, type Extractor, type Metadata } from "../../src/index.ts";
 import { MAX_CONFLICT_IDS, MAX_CONTENT_CHARS, MAX_QUERY_CHARS, MAX_TRANSCRIPT_MESSAGES, isBlankText } from "../../src/store/validation.ts";
 import { ScriptedJudge, rejectsWith } from "../helpers/scripted.ts";
 import { storeState } from "../helpers/store-state.ts";
@@ -200,14 +200,14 @@ describe("metadata limits", () => {
   it("accepts metadata up to the limits and rejects beyond them, for add and for the recall/list filter", async () => {
     const mem = await openSeeded();
     const before = await storeState(mem);
-    const tooBig = [
+    const tooBig: Metadata[] = [
       { blob: "x".repeat(70_000) },
       { list: new Array(20_000).fill(1) },
       Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, i])),
       { sparse: new Array(2 ** 32 - 1) },
       { ["k".repeat(70_000)]: 1 },
       { escaped: "\u0001".repeat(20_000) }, // 20,000 characters, 120,000 as JSON ("\u0001" each)
-    ];
+    ] as unknown as Metadata[];
     for (const metadata of tooBig) {
       const err = await rejectsWith(mem.add("u", "text", { metadata }), "INVALID_ARGUMENT");
       expect(err.message).toMatch(/too large|hole/);
