@@ -2,6 +2,19 @@
 
 import type { Clock } from "./types.ts";
 import { invalidArgument } from "./errors.ts";
+import { describeValue } from "./describe-value.ts";
+
+/**
+ * The largest distance from the epoch, in ms, that a JavaScript `Date` can hold (±100,000,000 days:
+ * years -271821 to 275760). Every time moomem stores or compares is within it, so that every time can
+ * be printed (`toISOString()` throws `RangeError: Invalid time value` outside it).
+ */
+export const MAX_TIME_MS = 8.64e15;
+
+/** True when `value` is a number of ms since epoch that a `Date` can hold (see {@link MAX_TIME_MS}). */
+export function isValidTime(value: unknown): value is number {
+  return typeof value === "number" && Number.isFinite(value) && Math.abs(value) <= MAX_TIME_MS;
+}
 
 /**
  * Wall-clock time (`Date.now()`), the default.
@@ -31,7 +44,7 @@ export class FixedClock implements Clock {
   #time: number;
 
   constructor(time = 0) {
-    if (!Number.isFinite(time)) throw invalidArgument(`FixedClock time must be a finite number of ms, got ${String(time)}`);
+    if (!isValidTime(time)) throw invalidArgument(`FixedClock time must be ms since epoch within ±8.64e15 (the range of a Date), got ${describeValue(time)}`);
     this.#time = time;
   }
 
@@ -41,13 +54,14 @@ export class FixedClock implements Clock {
 
   /** Sets the time (ms since epoch). */
   set(time: number): void {
-    if (!Number.isFinite(time)) throw invalidArgument(`FixedClock.set needs a finite number of ms, got ${String(time)}`);
+    if (!isValidTime(time)) throw invalidArgument(`FixedClock.set needs ms since epoch within ±8.64e15 (the range of a Date), got ${describeValue(time)}`);
     this.#time = time;
   }
 
   /** Moves the time forward by `ms`. */
   advance(ms: number): void {
-    if (!Number.isFinite(ms) || ms < 0) throw invalidArgument(`FixedClock.advance needs a non-negative number of ms, got ${String(ms)}`);
+    if (typeof ms !== "number" || !Number.isFinite(ms) || ms < 0) throw invalidArgument(`FixedClock.advance needs a non-negative number of ms, got ${describeValue(ms)}`);
+    if (!isValidTime(this.#time + ms)) throw invalidArgument(`FixedClock.advance(${ms}) would move the clock past the largest time a Date can hold (8.64e15 ms)`);
     this.#time += ms;
   }
 }

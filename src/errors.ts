@@ -45,7 +45,12 @@ export class MoomemError extends Error {
 
 /** True when `value` is a {@link MoomemError} (optionally with the given code). */
 export function isMoomemError(value: unknown, code?: MoomemErrorCode): value is MoomemError {
-  return value instanceof MoomemError && (code === undefined || value.code === code);
+  try {
+    return value instanceof MoomemError && (code === undefined || value.code === code);
+  } catch {
+    // `instanceof` asks a Proxy for its prototype, and a revoked one throws: it is no MoomemError.
+    return false;
+  }
 }
 
 /** Shorthand for the most common failure: a bad argument. */

@@ -167,6 +167,11 @@ export interface FactOutcome {
   replaced?: string[];
   /** Ids of entries this fact now coexists with (flagged as a possible conflict). */
   conflicts?: string[];
+  /**
+   * Set when the fact was longer than `maxContentChars` (open option, default 8192) and only its first
+   * `maxContentChars` characters were kept (`content` is what was kept); `originalChars` is its length before.
+   */
+  truncated?: { originalChars: number };
 }
 
 /** Result of `add`. */

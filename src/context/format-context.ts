@@ -3,7 +3,7 @@
 import { invalidArgument } from "../errors.ts";
 import type { EntryKind } from "../types.ts";
 import { MEMORY_CONTEXT_CLOSE, MEMORY_CONTEXT_OPEN } from "../text/context-markers.ts";
-import { checkIntegerIn, checkKnownKeys, checkOptions, checkTime, describe } from "../store/validation.ts";
+import { checkIntegerIn, checkKnownKeys, checkOptions, checkList, checkTime, describe, readGuarded } from "../store/validation.ts";
 
 /** How {@link formatContext} lays the memories out. */
 export type ContextStyle = "bullets" | "xml" | "json";
@@ -108,6 +108,9 @@ export function formatContext(hits: readonly ContextMemory[], options?: FormatCo
  * ```
  */
 export function relativeTime(time: number, now: number): string {
+  for (const [name, value] of [["time", time], ["now", now]] as const) {
+    if (typeof value !== "number" || !Number.isFinite(value)) throw invalidArgument(`relativeTime: ${name} must be ms since epoch, got ${describe(value)}`);
+  }
   const age = now - time;
   if (age < -MINUTE || age >= RELATIVE_LIMIT) return `on ${isoDate(time)}`;
   if (age < MINUTE) return "just now";
@@ -160,8 +163,11 @@ const LAYOUTS: Record<ContextStyle, (today: string, title: string) => Layout> = 
 };
 
 function checkHits(hits: unknown): ContextMemory[] {
-  if (!Array.isArray(hits)) throw invalidArgument(`formatContext: hits must be an array (the result of recall or list), got ${describe(hits)}`);
-  return hits.map((hit: unknown, i) => {
+  return readGuarded("formatContext: hits", () => readHits(hits));
+}
+
+function readHits(hits: unknown): ContextMemory[] {
+  return Array.from(checkList(hits, "formatContext: hits", "the result of recall or list"), (hit: unknown, i) => {
     if (typeof hit !== "object" || hit === null) throw invalidArgument(`formatContext: hits[${i}] must be an object with content and createdAt, got ${describe(hit)}`);
     const { content, createdAt, id, kind } = hit as Record<string, unknown>;
     if (typeof content !== "string") throw invalidArgument(`formatContext: hits[${i}].content must be a string, got ${describe(content)}`);

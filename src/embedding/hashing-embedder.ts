@@ -1,6 +1,7 @@
 // The offline default embedder: tokens and sub-word grams hashed into a fixed number of signed buckets.
 
-import { MoomemError } from "../errors.ts";
+import { MoomemError, describeError } from "../errors.ts";
+import { describeValue } from "../describe-value.ts";
 import { forEachToken } from "../text/tokenizer.ts";
 import { ENGLISH_STOP_WORDS } from "../text/stop-words.ts";
 import { BoundedMemo } from "../text/bounded-memo.ts";
@@ -67,11 +68,16 @@ export class HashingEmbedder implements Embedder {
   readonly #sums: Float64Array;
 
   constructor(options?: HashingEmbedderOptions) {
-    const dim = options?.dim ?? DEFAULT_DIM;
+    let dim: unknown;
+    try {
+      dim = options?.dim ?? DEFAULT_DIM;
+    } catch (error) {
+      throw new MoomemError("INVALID_ARGUMENT", `HashingEmbedder: reading options.dim threw (${describeError(error)}); pass { dim: 256 } or nothing.`, { cause: error });
+    }
     if (typeof dim !== "number" || !Number.isInteger(dim) || dim < MIN_DIM || dim > MAX_DIM) {
       throw new MoomemError(
         "INVALID_ARGUMENT",
-        `HashingEmbedder: dim must be an integer in ${MIN_DIM}..${MAX_DIM}, got ${String(dim)}; omit it for the default ${DEFAULT_DIM}.`,
+        `HashingEmbedder: dim must be an integer in ${MIN_DIM}..${MAX_DIM}, got ${describeValue(dim)}; omit it for the default ${DEFAULT_DIM}.`,
       );
     }
     this.dim = dim;
@@ -82,21 +88,20 @@ export class HashingEmbedder implements Embedder {
 
   /** Embeds each text; one unit-length (or zero) vector of length `dim` per text. */
   async embed(texts: string[]): Promise<Float32Array[]> {
-    if (!Array.isArray(texts)) {
-      throw new MoomemError("INVALID_ARGUMENT", `HashingEmbedder.embed: texts must be an array of strings, got ${typeof texts}.`);
+    let strings: string[];
+    try {
+      strings = checkTexts(texts);
+    } catch (error) {
+      if (error instanceof MoomemError) throw error;
+      throw new MoomemError("INVALID_ARGUMENT", `HashingEmbedder.embed: reading texts threw (${describeError(error)}); pass an array of strings.`, { cause: error });
     }
-    return texts.map((text, i) => {
-      if (typeof text !== "string") {
-        throw new MoomemError("INVALID_ARGUMENT", `HashingEmbedder.embed: texts[${i}] must be a string, got ${typeof text}.`);
-      }
-      return this.embedOne(text);
-    });
+    return strings.map((text) => this.embedOne(text));
   }
 
   /** Synchronous form of {@link embed} for one text. */
   embedOne(text: string): Float32Array {
     if (typeof text !== "string") {
-      throw new MoomemError("INVALID_ARGUMENT", `HashingEmbedder.embedOne: text must be a string, got ${typeof text}.`);
+      throw new MoomemError("INVALID_ARGUMENT", `HashingEmbedder.embedOne: text must be a string, got ${describeValue(text)}.`);
     }
     // Features are counted by their 32-bit hash (equal strings, equal hash) in a reusable typed-array
     // table: no substring is built for the many 3-grams and no Map entry allocated, which keeps
@@ -130,6 +135,22 @@ export class HashingEmbedder implements Embedder {
     sums.fill(0);
     return vector;
   }
+}
+
+/** Most texts one `embed` call takes: far more than any batch, few enough that a sparse array cannot hang the walk. */
+const MAX_TEXTS = 1_000_000;
+
+/** The texts of one `embed` call, each read once and checked to be a string. */
+function checkTexts(texts: unknown): string[] {
+  if (!Array.isArray(texts)) throw new MoomemError("INVALID_ARGUMENT", `HashingEmbedder.embed: texts must be an array of strings, got ${describeValue(texts)}.`);
+  if (texts.length > MAX_TEXTS) throw new MoomemError("INVALID_ARGUMENT", `HashingEmbedder.embed: ${texts.length} texts in one call; the limit is ${MAX_TEXTS}.`);
+  const out: string[] = [];
+  for (let i = 0; i < texts.length; i++) {
+    const text: unknown = texts[i];
+    if (typeof text !== "string") throw new MoomemError("INVALID_ARGUMENT", `HashingEmbedder.embed: texts[${i}] must be a string, got ${describeValue(text)}.`);
+    out.push(text);
+  }
+  return out;
 }
 
 /**

@@ -2,7 +2,7 @@
 
 import type { Embedder } from "../types.ts";
 import { describeError, isMoomemError } from "../errors.ts";
-import { checkVector } from "../embedding/vector-math.ts";
+import { checkEmbeddings } from "./plugin-checks.ts";
 
 export interface EmbedResult {
   /** One vector per text, or null for all when embedding failed. */
@@ -10,19 +10,15 @@ export interface EmbedResult {
   degradedReason?: string;
 }
 
-/** Embeds all texts in one call; a throw or a wrong shape (count, dim, NaN) is reported, not thrown. */
-export async function embedTexts(embedder: Embedder, texts: string[]): Promise<EmbedResult> {
+/**
+ * Embeds all texts in one call; a throw or a wrong shape (count, length other than `dim`, NaN) is
+ * reported, not thrown. `dim` is the one the store checked at open (default: `embedder.dim` now).
+ */
+export async function embedTexts(embedder: Embedder, texts: string[], dim?: number): Promise<EmbedResult> {
   if (texts.length === 0) return { vectors: [] };
   try {
-    const vectors: unknown = await embedder.embed(texts);
-    if (!Array.isArray(vectors) || vectors.length !== texts.length) {
-      return { vectors: null, degradedReason: `embedder returned ${Array.isArray(vectors) ? vectors.length : typeof vectors} vectors for ${texts.length} texts` };
-    }
-    for (const v of vectors) {
-      const problem = checkVector(v, embedder.dim);
-      if (problem !== null) return { vectors: null, degradedReason: `embedder returned a bad vector: ${problem}` };
-    }
-    return { vectors: vectors as Float32Array[] };
+    const checked = checkEmbeddings(await embedder.embed(texts), texts.length, dim ?? embedder.dim);
+    return "problem" in checked ? { vectors: null, degradedReason: checked.problem } : { vectors: checked.vectors };
   } catch (error) {
     // A refused configuration (bad key, wrong dim) fails every later call too: stop instead of degrading.
     if (isMoomemError(error, "PROVIDER_CONFIG")) throw error;

@@ -1,10 +1,10 @@
 // Step 2-3 of add: run the extractor, validate what it returns, degrade on failure, truncate.
 
 import type { ChatMessage, EntryKind, ExtractedFact, ExtractionReport, Extractor, Metadata } from "../types.ts";
-import { ENTRY_KINDS } from "../types.ts";
 import { describeError, isMoomemError } from "../errors.ts";
 import { transcriptText } from "./transcript.ts";
 import { stripMemoryContext } from "../text/context-markers.ts";
+import { checkFacts } from "./plugin-checks.ts";
 
 /** A fact ready for dedup and embedding, with the metadata the pipeline adds. */
 export interface PreparedFact {
@@ -13,6 +13,8 @@ export interface PreparedFact {
   key?: string;
   sourceSpan?: string;
   metadata: Metadata;
+  /** Set when the content was cut to `maxContentChars`: its length before (also in `metadata.truncated`). */
+  truncated?: { originalChars: number };
 }
 
 export interface ExtractionResult {
@@ -44,25 +46,6 @@ export async function extractFacts(extractor: Extractor, userId: string, input: 
   }
 }
 
-function checkFacts(value: unknown): ExtractedFact[] {
-  if (!Array.isArray(value)) throw new Error(`extractor returned ${typeof value}, expected an array of facts`);
-  const out: ExtractedFact[] = [];
-  value.forEach((f: unknown, i) => {
-    if (typeof f !== "object" || f === null) throw new Error(`extractor fact ${i} is not an object`);
-    const { content, kind, key, sourceSpan } = f as Record<string, unknown>;
-    if (typeof content !== "string") throw new Error(`extractor fact ${i} has no string content`);
-    if (!ENTRY_KINDS.includes(kind as EntryKind)) throw new Error(`extractor fact ${i} has kind ${JSON.stringify(kind)}`);
-    if (key !== undefined && (typeof key !== "string" || key.length === 0)) throw new Error(`extractor fact ${i} has an invalid key`);
-    if (sourceSpan !== undefined && typeof sourceSpan !== "string") throw new Error(`extractor fact ${i} has an invalid sourceSpan`);
-    if (content.trim().length === 0) return; // an empty fact is no fact
-    const fact: ExtractedFact = { content: content.trim(), kind: kind as EntryKind };
-    if (key !== undefined) fact.key = key;
-    if (sourceSpan !== undefined) fact.sourceSpan = sourceSpan;
-    out.push(fact);
-  });
-  return out;
-}
-
 function prepare(fact: ExtractedFact, maxChars: number): PreparedFact {
   const metadata: Metadata = {};
   let content = fact.content;
@@ -71,8 +54,10 @@ function prepare(fact: ExtractedFact, maxChars: number): PreparedFact {
     content = truncate(content, maxChars);
   }
   const out: PreparedFact = { content, kind: fact.kind, metadata };
+  if (content !== fact.content) out.truncated = { originalChars: fact.content.length };
   if (fact.key !== undefined) out.key = fact.key;
-  if (fact.sourceSpan !== undefined) out.sourceSpan = fact.sourceSpan;
+  // The span is part of the input, so no longer than the fact's own limit.
+  if (fact.sourceSpan !== undefined) out.sourceSpan = truncate(fact.sourceSpan, maxChars);
   return out;
 }
 

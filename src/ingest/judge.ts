@@ -3,6 +3,7 @@
 import type { ConflictJudge, JudgeItem, Verdict } from "../types.ts";
 import { describeError, isMoomemError } from "../errors.ts";
 import type { SimilarityJudge } from "./similarity-judge.ts";
+import { checkVerdicts } from "./plugin-checks.ts";
 
 export interface JudgeOutcome {
   verdicts: Verdict[];
@@ -25,7 +26,7 @@ export async function judgeFacts(judge: ConflictJudge, fallback: SimilarityJudge
   if (skip === null || judge === fallback) {
     try {
       const answers = await askJudge(judge, items, judge === fallback);
-      return items.map((item, i) => ({ verdicts: checkVerdicts(answers[i], item), judge: name }));
+      return items.map((item, i) => ({ verdicts: checkVerdicts(answers[i], new Set(item.candidates.map((c) => c.id))), judge: name }));
     } catch (error) {
       // A refused configuration fails every later call too: the add stops (its write is rolled back).
       if (isMoomemError(error, "PROVIDER_CONFIG")) throw error;
@@ -62,18 +63,4 @@ function copyEntryLike<T extends { embedding?: Float32Array; metadata?: unknown 
   if (value.embedding !== undefined) copy.embedding = value.embedding.slice();
   if (value.metadata !== undefined) copy.metadata = structuredClone(value.metadata);
   return copy;
-}
-
-function checkVerdicts(value: unknown, item: JudgeItem): Verdict[] {
-  if (!Array.isArray(value)) throw new Error(`judge returned ${typeof value}, expected an array of verdicts`);
-  const ids = new Set(item.candidates.map((c) => c.id));
-  const out: Verdict[] = [];
-  for (const v of value as unknown[]) {
-    if (typeof v !== "object" || v === null) throw new Error("judge returned a verdict that is not an object");
-    const { id, decision, reason } = v as Record<string, unknown>;
-    if (decision !== "replace" && decision !== "coexist" && decision !== "ignore") throw new Error(`judge returned decision ${JSON.stringify(decision)}`);
-    if (typeof id !== "string" || !ids.has(id)) continue;
-    out.push(typeof reason === "string" ? { id, decision, reason } : { id, decision });
-  }
-  return out;
 }

@@ -8,8 +8,9 @@ import { normalize } from "../embedding/vector-math.ts";
 import { allFinite } from "../persistence/base64.ts";
 import { MoomemError, invalidArgument } from "../errors.ts";
 
-/** The range of times a JS `Date` can represent (and format): ±100,000,000 days around 1970. */
-export const MAX_TIME_MS = 8.64e15;
+import { MAX_TIME_MS } from "../clock.ts";
+
+export { MAX_TIME_MS };
 
 /** Statuses whose entries are searchable (PRD: recall returns only these). */
 export function isLive(status: EntryStatus): boolean {

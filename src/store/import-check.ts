@@ -3,7 +3,7 @@
 import type { EntryRecord } from "../types.ts";
 import { invalidArgument } from "../errors.ts";
 import { MAX_TIME_MS, isLive, type EntryState } from "./entry-state.ts";
-import { checkMetadata, checkUserId } from "./validation.ts";
+import { checkMetadata, checkUserId, isBlankText } from "./validation.ts";
 
 /**
  * Longest slot key an import accepts. Add keeps whatever key the extractor names (the OpenAI adapter's
@@ -51,7 +51,7 @@ export function checkImportedEntry(entry: EntryRecord, rules: EntryRules): void 
     throw new Error(`it belongs to user ${entry.userId}, but the header says this export holds only user ${rules.userId}'s entries`);
   }
   const tombstone = entry.status === "deleted" && entry.metadata["purged"] === true;
-  if (!tombstone && entry.content.trim().length === 0) throw new Error("its content is empty (only a purged, deleted entry has none)");
+  if (!tombstone && isBlankText(entry.content)) throw new Error("its content is empty or only white space or invisible characters (only a purged, deleted entry has none)");
   if (entry.content.length > rules.maxContentChars) {
     throw new Error(`its content is ${entry.content.length} characters long, over this store's maxContentChars (${rules.maxContentChars}); open the store with a larger maxContentChars to import it`);
   }

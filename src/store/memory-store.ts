@@ -34,6 +34,7 @@ import { sharesContent } from "../text/relevance-floor.ts";
 import { SimilarityJudge, type JudgeCandidate } from "../ingest/similarity-judge.ts";
 import { ExtractionGuard, extractFacts, type PreparedFact } from "../ingest/extract.ts";
 import { embedTexts } from "../ingest/embed.ts";
+import { callBackend, callBackendSync, checkExtractorMode, checkJudgeName, checkPlugin, readClock, readEmbedderIdentity, wantsCompaction } from "../ingest/plugin-checks.ts";
 import { judgeFacts } from "../ingest/judge.ts";
 import { addNeighborContext, embedderKind, fuseRoutes, fusionDefaults, type FusionMethod } from "./ranking.ts";
 import type { ScoreMoments } from "../indexes/vector-index.ts";
@@ -50,15 +51,20 @@ import { EXPORT_ENTRY_FORMAT, EXPORT_FORMAT, entryLine, headerLine, parseImport 
 import { planImport } from "./import-check.ts";
 import { StoreFollower } from "./store-follower.ts";
 import {
+  asArgumentError,
   checkAddInput,
+  checkImportSource,
   checkIntegerIn,
   checkKnownKeys,
   checkMetadata,
   checkNumberIn,
   checkOptions,
+  checkQuery,
   checkTime,
   checkUserId,
   describe,
+  MAX_CONFLICT_IDS,
+  MAX_CONTENT_CHARS,
 } from "./validation.ts";
 
 /** Options of {@link MemoryStore.open}. Every one is optional. */
@@ -124,7 +130,10 @@ export interface OpenOptions {
   candidates?: number;
   /** Similarity at which the default judge replaces an old fact (default 0.82). */
   supersedeThreshold?: number;
-  /** Longer facts are truncated to this many characters (default 8192). */
+  /**
+   * Longer facts keep their first this many characters (default 8192, at most 1,000,000); the add reports
+   * it in `facts[i].truncated`. An add's work grows with it (README, "Limits").
+   */
   maxContentChars?: number;
   /** Journal size in bytes after which the file backend compacts (default: max(1 MiB, snapshot size)). */
   compactAfterBytes?: number;
@@ -327,7 +336,7 @@ export class MemoryStore {
     return MemoryStore.openWith(path, options, (p) => {
       throw new MoomemError(
         "BACKEND_UNSUPPORTED",
-        `no default storage for path ${JSON.stringify(p)} in this runtime; use ":memory:", pass { backend }, or import from "moomem/node" or "moomem/browser"`,
+        `no default storage for path ${describe(p, 300)} in this runtime; use ":memory:", pass { backend }, or import from "moomem/node" or "moomem/browser"`,
       );
     });
   }
@@ -341,15 +350,18 @@ export class MemoryStore {
     checkKnownKeys(o, OPEN_KEYS, "open");
     const embedder = (o["embedder"] as Embedder | undefined) ?? new HashingEmbedder();
     checkPlugin(embedder, "embedder", ["embed"]);
-    if (!Number.isInteger(embedder.dim) || embedder.dim < 1) throw invalidArgument(`open: embedder.dim must be a positive integer, got ${describe(embedder.dim)}`);
+    const identity: EmbedderIdentity = readEmbedderIdentity(embedder);
     const extractor = (o["extractor"] as Extractor | undefined) ?? new PatternExtractor();
     checkPlugin(extractor, "extractor", ["extract"]);
+    checkExtractorMode(extractor);
     const threshold = o["supersedeThreshold"] === undefined ? 0.82 : checkNumberIn(o["supersedeThreshold"], "open: supersedeThreshold", 0.01, 1);
     const fallbackJudge = new SimilarityJudge({ threshold });
     const judge = (o["judge"] as ConflictJudge | undefined) ?? fallbackJudge;
     checkPlugin(judge, "judge", ["judge"]);
+    checkJudgeName(judge);
     const clock = (o["clock"] as Clock | undefined) ?? new SystemClock();
     checkPlugin(clock, "clock", ["now"]);
+    readClock(clock);
     const sync = (o["sync"] ?? "always") as SyncMode;
     if (sync !== "always" && sync !== "interval" && sync !== "none") throw invalidArgument(`open: sync must be "always", "interval" or "none", got ${describe(sync)}`);
     const syncIntervalMs = o["syncIntervalMs"] === undefined ? 100 : checkIntegerIn(o["syncIntervalMs"], "open: syncIntervalMs", 1, 3_600_000);
@@ -376,7 +388,7 @@ export class MemoryStore {
       // A host's judge (an LLM) can use looser candidates, and costs far more than the scan anyway.
       judgeByVector: !lexical || o["judge"] !== undefined,
       candidates: o["candidates"] === undefined ? undefined : checkIntegerIn(o["candidates"], "open: candidates", 1, 10_000),
-      maxContentChars: o["maxContentChars"] === undefined ? 8192 : checkIntegerIn(o["maxContentChars"], "open: maxContentChars", 16, 10_000_000),
+      maxContentChars: o["maxContentChars"] === undefined ? 8192 : checkIntegerIn(o["maxContentChars"], "open: maxContentChars", 16, MAX_CONTENT_CHARS),
       relevanceFloor: lexical,
     };
     const backendOptions: BackendOptions = { sync, syncIntervalMs, readOnly };
@@ -389,17 +401,16 @@ export class MemoryStore {
     if (typeof reembed !== "boolean") throw invalidArgument(`open: reembed must be true or false, got ${describe(reembed)}`);
     if (reembed && readOnly) throw invalidArgument("open: reembed rewrites the store, so it cannot be combined with readOnly");
 
-    const loaded = await backend.load();
-    const identity: EmbedderIdentity = { id: embedder.id ?? `custom/${embedder.dim}`, dim: embedder.dim };
+    const loaded = await callBackend(backend.location, "loading", () => backend.load());
     const mismatch = loaded.embedder !== null && (loaded.embedder.id !== identity.id || loaded.embedder.dim !== identity.dim);
     try {
       if (mismatch && !reembed) checkEmbedderMatch(loaded.embedder, identity, backend.location);
-      if (mismatch) await reembedAll(embedder, loaded.entries);
+      if (mismatch) await reembedAll(embedder, loaded.entries, identity.dim);
     } catch (error) {
       await backend.close();
       throw error;
     }
-    const state = new EntryState(embedder.dim);
+    const state = new EntryState(identity.dim);
     let maxSeq = 0;
     try {
       for (const entry of loaded.entries) {
@@ -472,11 +483,11 @@ export class MemoryStore {
         );
       }
       // Embedding needs no store state, so it runs before taking the write queue.
-      const embedded = await embedTexts(this.#embedder, extraction.facts.map((f) => f.content));
+      const embedded = await embedTexts(this.#embedder, extraction.facts.map((f) => f.content), this.#identity.dim);
       return this.#queue.write(async (change) => {
         const summary: AddSummary = { extracted: extraction.facts.length, inserted: 0, duplicates: 0, superseded: 0, conflicts: 0, degraded: false, facts: [] };
         if (extraction.degradedReason !== undefined || embedded.degradedReason !== undefined) summary.degraded = true;
-        const now = this.#clock.now();
+        const now = readClock(this.#clock);
         summary.facts = await this.#ingestFacts(change, userId, extraction.facts, embedded.vectors, {
           metadata,
           createdAt: observedAt ?? now,
@@ -510,6 +521,7 @@ export class MemoryStore {
       const fact = facts[i]!;
       const outcome: FactOutcome = { content: fact.content, kind: fact.kind, action: "inserted", id: "" };
       if (fact.key !== undefined) outcome.key = fact.key;
+      if (fact.truncated !== undefined) outcome.truncated = { ...fact.truncated };
       outcomes.push(outcome);
       const norm = normalizeForDedup(fact.content);
       const existing = shard?.dedup.get(norm)?.[0] ?? seenHere.get(norm);
@@ -580,6 +592,7 @@ export class MemoryStore {
       } else if (verdict.decision === "coexist") {
         const theirs = Array.isArray(old.metadata["conflict"]) ? [...(old.metadata["conflict"] as string[])] : [];
         theirs.push(record.id);
+        if (theirs.length > MAX_CONFLICT_IDS) theirs.splice(0, theirs.length - MAX_CONFLICT_IDS);
         change.put({ ...old, metadata: { ...old.metadata, conflict: theirs }, updatedAt: now });
         conflicts.push(old.id);
       }
@@ -632,7 +645,7 @@ export class MemoryStore {
     return this.#track(async () => {
       this.#checkOpen();
       checkUserId(userId);
-      if (typeof query !== "string" || query.trim().length === 0) throw invalidArgument(`recall: query must be non-empty text, got ${describe(query)}`);
+      checkQuery(query, "recall");
       const o = checkOptions(options, "recall options");
       checkKnownKeys(o, ["topK", "mode", "since", "until", "kind", "metadata"], "recall");
       const topK = o["topK"] === undefined ? 5 : checkIntegerIn(o["topK"], "recall: topK", 1, 100);
@@ -643,7 +656,7 @@ export class MemoryStore {
       let queryVector: Float32Array | null = null;
       let degraded = false;
       if (mode !== "keyword") {
-        const embedded = await embedTexts(this.#embedder, [query]);
+        const embedded = await embedTexts(this.#embedder, [query], this.#identity.dim);
         if (embedded.vectors === null) {
           if (mode === "vector") {
             throw new MoomemError("EMBEDDING_FAILURE", `recall in "vector" mode needs the query embedded, but ${embedded.degradedReason}; use mode "hybrid" to fall back to keywords`);
@@ -720,7 +733,7 @@ export class MemoryStore {
       if (typeof purge !== "boolean") throw invalidArgument(`forget: purge must be true or false, got ${describe(purge)}`);
 
       return this.#queue.write(async (change) => {
-        const now = this.#clock.now();
+        const now = readClock(this.#clock);
         const targets: EntryRecord[] = [];
         if (typeof byId === "string") {
           const record = this.#state.get(byId);
@@ -766,9 +779,9 @@ export class MemoryStore {
       if (typeof id !== "string" || id.length === 0) throw invalidArgument(`restore: id must be a non-empty string, got ${describe(id)}`);
       return this.#queue.write(async (change) => {
         const record = this.#state.get(id);
-        if (record === undefined || record.userId !== userId) throw invalidArgument(`restore: user ${userId} has no entry ${id}`);
+        if (record === undefined || record.userId !== userId) throw invalidArgument(`restore: user ${userId} has no entry ${describe(id, 100)}`);
         if (record.metadata["purged"] === true) throw invalidArgument(`restore: entry ${id} was purged; its content is gone and cannot be restored`);
-        const now = this.#clock.now();
+        const now = readClock(this.#clock);
         const metadata: Metadata = { ...record.metadata, restored_at: now };
         let next: EntryRecord;
         if (record.status === "deleted") {
@@ -869,7 +882,7 @@ export class MemoryStore {
       if (typeof id !== "string" || id.length === 0) throw invalidArgument(`history: id must be a non-empty string, got ${describe(id)}`);
       return this.#durable(() => {
         const start = this.#state.get(id);
-        if (start === undefined || start.userId !== userId) throw invalidArgument(`history: user ${userId} has no entry ${id}`);
+        if (start === undefined || start.userId !== userId) throw invalidArgument(`history: user ${userId} has no entry ${describe(id, 100)}`);
         const entries = this.#state.entriesOf(userId);
         const replacedBy = new Map<string, EntryRecord[]>();
         for (const r of entries) {
@@ -915,7 +928,7 @@ export class MemoryStore {
           users++;
           for (const r of this.#state.entriesOf(user)) counts[r.status]++;
         }
-        const disk = this.#backend.stats();
+        const disk = callBackendSync(this.#backend.location, "reading the stats", () => this.#backend.stats());
         return {
           total: this.#state.size,
           ...counts,
@@ -952,7 +965,7 @@ export class MemoryStore {
     this.#checkOpen();
     await this.#follower.beforeCall();
     const records = await this.#durable(() => (userId === null ? [...this.#state.all()] : [...this.#state.entriesOf(userId)]));
-    yield headerLine({ moomem_export: EXPORT_FORMAT, entry_format: EXPORT_ENTRY_FORMAT, embedder: this.#identity, user_id: userId, exported_at: this.#clock.now(), count: records.length });
+    yield headerLine({ moomem_export: EXPORT_FORMAT, entry_format: EXPORT_ENTRY_FORMAT, embedder: this.#identity, user_id: userId, exported_at: readClock(this.#clock), count: records.length });
     for (const record of records) yield entryLine(record);
   }
 
@@ -974,21 +987,21 @@ export class MemoryStore {
   import(lines: Iterable<string> | AsyncIterable<string>, options?: ImportOptions): Promise<ImportSummary> {
     return this.#track(async () => {
       this.#checkWritable();
-      if (lines === null || typeof lines !== "object" || (!(Symbol.iterator in lines) && !(Symbol.asyncIterator in lines)) || typeof lines === "string") {
-        throw invalidArgument(`import: pass an iterable of lines or JSONL chunks (e.g. the result of export(), or an array of strings), got ${describe(lines)}`);
-      }
+      const source = checkImportSource(lines);
       const o = checkOptions(options, "import options");
       checkKnownKeys(o, ["partial"], "import");
       const partial = o["partial"] ?? false;
       if (typeof partial !== "boolean") throw invalidArgument(`import: partial must be true or false, got ${describe(partial)}`);
-      const parsed = await parseImport(lines, { partial, maxContentChars: this.#settings.maxContentChars });
+      const parsed = await parseImport(source, { partial, maxContentChars: this.#settings.maxContentChars }).catch((error: unknown) =>
+        Promise.reject(asArgumentError(error, "import: reading the lines")),
+      );
       const sameSpace = parsed.header === null ? null : parsed.header.embedder.id === this.#identity.id && parsed.header.embedder.dim === this.#identity.dim;
-      const reembed = parsed.entries.filter((e) => e.metadata["purged"] !== true && (sameSpace === false || e.embedding === null || e.embedding.length !== this.#embedder.dim));
+      const reembed = parsed.entries.filter((e) => e.metadata["purged"] !== true && (sameSpace === false || e.embedding === null || e.embedding.length !== this.#identity.dim));
       // Checked against the store before any vector is computed (a refused import costs no embedding call), and again when applied.
       if (reembed.length > 0) planImport(parsed, this.#state, partial);
       for (let i = 0; i < reembed.length; i += 256) {
         const slice = reembed.slice(i, i + 256);
-        const embedded = await embedTexts(this.#embedder, slice.map((e) => e.content));
+        const embedded = await embedTexts(this.#embedder, slice.map((e) => e.content), this.#identity.dim);
         slice.forEach((e, j) => {
           e.embedding = embedded.vectors?.[j] ?? null;
           if (embedded.vectors === null) e.metadata = { ...e.metadata, embedding_degraded: embedded.degradedReason ?? "embedding failed" };
@@ -1043,11 +1056,11 @@ export class MemoryStore {
           summary.failed++;
           continue;
         }
-        const embedded = await embedTexts(this.#embedder, extraction.facts.map((f) => f.content));
+        const embedded = await embedTexts(this.#embedder, extraction.facts.map((f) => f.content), this.#identity.dim);
         const outcomes = await this.#queue.write(async (change) => {
           const current = this.#state.get(target.id);
           if (current === undefined || current.status !== "unstructured") return null;
-          const now = this.#clock.now();
+          const now = readClock(this.#clock);
           // Out of the live set first: its own text must not count as a duplicate of itself (an extractor
           // echoing it would make the entry supersede itself and vanish), nor be a candidate to replace.
           change.put({ ...current, status: "deleted" });
@@ -1096,7 +1109,7 @@ export class MemoryStore {
           if (!this.#readOnly) await this.#compactNow();
         });
       } finally {
-        await this.#backend.close();
+        await callBackend(this.#backend.location, "closing", () => this.#backend.close());
       }
     })();
     return this.#closing;
@@ -1135,7 +1148,7 @@ export class MemoryStore {
   }
 
   #maybeCompact(): void {
-    if (this.#compactionQueued || this.#closed || !this.#backend.wantsCompaction()) return;
+    if (this.#compactionQueued || this.#closed || !wantsCompaction(this.#backend)) return;
     this.#compactionQueued = true;
     this.#queue
       .exclusive(async () => {
@@ -1149,8 +1162,9 @@ export class MemoryStore {
   }
 
   async #compactNow(): Promise<void> {
-    await this.#backend.compact({ embedder: this.#identity, count: this.#state.size, entries: this.#state.all() });
-    this.#formatVersion = this.#backend.stats().formatVersion ?? this.#formatVersion;
+    const location = this.#backend.location;
+    await callBackend(location, "compacting", () => this.#backend.compact({ embedder: this.#identity, count: this.#state.size, entries: this.#state.all() }));
+    this.#formatVersion = callBackendSync(location, "reading the stats", () => this.#backend.stats()).formatVersion ?? this.#formatVersion;
   }
 
   /** Runs a read once every write it could observe is durable (recomputing if one was rolled back). */
@@ -1197,19 +1211,12 @@ function judgeInput(record: EntryRecord): JudgeItem["fact"] {
   return fact;
 }
 
-function checkPlugin(value: unknown, name: string, methods: readonly string[]): void {
-  if (typeof value !== "object" || value === null) throw invalidArgument(`open: ${name} must be an object, got ${describe(value)}`);
-  for (const m of methods) {
-    if (typeof (value as Record<string, unknown>)[m] !== "function") throw invalidArgument(`open: ${name} has no ${m}() method`);
-  }
-}
-
 /** Recomputes every vector with `embedder` (in place); a failure rejects the open with nothing changed on disk. */
-async function reembedAll(embedder: Embedder, entries: EntryRecord[]): Promise<void> {
+async function reembedAll(embedder: Embedder, entries: EntryRecord[], dim: number): Promise<void> {
   const live = entries.filter((e) => e.metadata["purged"] !== true);
   for (let i = 0; i < live.length; i += 256) {
     const slice = live.slice(i, i + 256);
-    const embedded = await embedTexts(embedder, slice.map((e) => e.content));
+    const embedded = await embedTexts(embedder, slice.map((e) => e.content), dim);
     if (embedded.vectors === null) throw new MoomemError("EMBEDDING_FAILURE", `reembed: ${embedded.degradedReason}; the store was not changed`);
     slice.forEach((e, j) => (e.embedding = embedded.vectors![j]!));
   }

@@ -1,8 +1,9 @@
 // A user's current memories as a structured profile: the value of each key slot, the rest listed by kind (pure, no LLM).
 
-import { invalidArgument } from "../errors.ts";
-import type { EntryKind, MemoryEntry } from "../types.ts";
-import { checkUserId, describe } from "./validation.ts";
+import { MoomemError, invalidArgument } from "../errors.ts";
+import type { EntryKind, EntryStatus, MemoryEntry } from "../types.ts";
+import { ENTRY_KINDS, ENTRY_STATUSES } from "../types.ts";
+import { checkList, checkUserId, describe, readGuarded } from "./validation.ts";
 
 /** One live memory as a profile lists it. */
 export interface ProfileFact {
@@ -73,14 +74,13 @@ export interface UserProfile {
  * ```
  */
 export function buildProfile(entries: readonly MemoryEntry[], userId?: string): UserProfile {
-  if (!Array.isArray(entries)) throw invalidArgument(`buildProfile: entries must be an array of memory entries (e.g. from list), got ${describe(entries)}`);
   let owner: string | null = userId === undefined ? null : checkUserId(userId);
+  const checked = readGuarded("buildProfile: entries", () => Array.from(checkList(entries, "buildProfile: entries", "memory entries, e.g. from list"), checkEntry));
   const live: MemoryEntry[] = [];
-  entries.forEach((entry: unknown, i) => {
-    const e = checkEntry(entry, i);
+  checked.forEach((e, i) => {
     if (owner === null) owner = e.userId;
     else if (e.userId !== owner) {
-      throw invalidArgument(`buildProfile: entries[${i}] belongs to user ${JSON.stringify(e.userId)}, not ${JSON.stringify(owner)}; build one profile per user`);
+      throw invalidArgument(`buildProfile: entries[${i}] belongs to user ${describe(e.userId, 70)}, not ${describe(owner, 70)}; build one profile per user`);
     }
     if (e.status === "active" || e.status === "unstructured") live.push(e);
   });
@@ -114,16 +114,24 @@ export function buildProfile(entries: readonly MemoryEntry[], userId?: string): 
   };
 }
 
+/** A copy of the fields a profile reads, each read once and checked (kind and status among the known ones). */
 function checkEntry(entry: unknown, i: number): MemoryEntry {
-  const e = entry as Partial<MemoryEntry> | null;
+  const bad = (): MoomemError =>
+    invalidArgument(`buildProfile: entries[${i}] is not a memory entry (needs id, userId, content, kind, status, createdAt, seq), got ${describe(entry)}`);
+  if (typeof entry !== "object" || entry === null) throw bad();
+  const { id, userId, content, kind, status, createdAt, seq, key, updatedAt, metadata } = entry as Record<string, unknown>;
   const ok =
-    typeof e === "object" && e !== null &&
-    typeof e.id === "string" && typeof e.userId === "string" && typeof e.content === "string" &&
-    typeof e.kind === "string" && typeof e.status === "string" &&
-    typeof e.createdAt === "number" && typeof e.seq === "number" &&
-    (e.key === undefined || typeof e.key === "string");
-  if (!ok) throw invalidArgument(`buildProfile: entries[${i}] is not a memory entry (needs id, userId, content, kind, status, createdAt, seq), got ${describe(entry)}`);
-  return e as MemoryEntry;
+    typeof id === "string" && typeof userId === "string" && typeof content === "string" &&
+    ENTRY_KINDS.includes(kind as EntryKind) && ENTRY_STATUSES.includes(status as EntryStatus) &&
+    typeof createdAt === "number" && typeof seq === "number" && (key === undefined || typeof key === "string");
+  if (!ok) throw bad();
+  const e: MemoryEntry = {
+    id, userId, content, kind: kind as EntryKind, status: status as EntryStatus, createdAt, seq,
+    updatedAt: typeof updatedAt === "number" ? updatedAt : createdAt,
+    metadata: (metadata ?? {}) as MemoryEntry["metadata"],
+  };
+  if (key !== undefined) e.key = key;
+  return e;
 }
 
 /** Newest observed first; entries observed at the same time: the later write first. */

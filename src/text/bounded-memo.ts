@@ -1,7 +1,7 @@
 // A small cache of a pure function's recent results, bounded by forgetting what was not used lately.
 
 /** Keys longer than this (in UTF-16 units) are not remembered; the default content limit is 8,192. */
-const MAX_KEY_LENGTH = 8192;
+export const MAX_KEY_LENGTH = 8192;
 
 /**
  * Remembers recent results of a pure function of a string: at least the last `capacity` keys used,

@@ -1,5 +1,8 @@
 // The markers around a memory block moomem injects into a prompt, and the function that removes such blocks again.
 
+import { invalidArgument } from "../errors.ts";
+import { describeValue } from "../describe-value.ts";
+
 /** Opens a block of recalled memories that moomem put into a prompt (`formatContext` writes it on its own line). */
 export const MEMORY_CONTEXT_OPEN = "<moomem-context>";
 
@@ -22,6 +25,7 @@ export const MEMORY_CONTEXT_CLOSE = "</moomem-context>";
  * ```
  */
 export function stripMemoryContext(text: string): string {
+  if (typeof text !== "string") throw invalidArgument(`stripMemoryContext: text must be a string, got ${describeValue(text)}`);
   if (!text.includes(MEMORY_CONTEXT_OPEN) && !text.includes(MEMORY_CONTEXT_CLOSE)) return text;
   let out = "";
   let rest = text;

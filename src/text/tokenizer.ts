@@ -2,7 +2,9 @@
 
 import { stemEnglish } from "./english-stem.ts";
 import { ENGLISH_STOP_WORDS } from "./stop-words.ts";
-import { BoundedMemo } from "./bounded-memo.ts";
+import { BoundedMemo, MAX_KEY_LENGTH } from "./bounded-memo.ts";
+import { invalidArgument } from "../errors.ts";
+import { describeValue } from "../describe-value.ts";
 
 /**
  * What produced a token:
@@ -70,12 +72,79 @@ function canonicalText(text: string): string {
  * sit between two digits ("3.14" stays whole, as on every runtime). Exported for the tests that hold
  * {@link asciiWords} to it.
  */
-export function segmenterWords(canonical: string, visit: (word: string, index: number) => void): void {
+export function segmenterWords(canonical: string, visit: (word: string, index: number) => void, chunkChars: number = SEGMENT_CHUNK): void {
+  if (canonical.length <= chunkChars) {
+    segmentPiece(canonical, 0, visit);
+    return;
+  }
+  for (let start = 0; start < canonical.length; ) {
+    const end = pieceEnd(canonical, start, chunkChars);
+    segmentPiece(canonical.slice(start, end), start, visit);
+    start = end;
+  }
+}
+
+/**
+ * Longest text handed to `Intl.Segmenter` in one call. The segmenter's time per character grows with
+ * the length of what it is given (V8 on Node 20: about 0.8 µs per CJK character in pieces of 2,048,
+ * 3 µs at 16k, and past 65,536 characters so much that 66,000 took seconds and a recall ~90 s), so a
+ * longer text goes in pieces, cut where a word cannot go on ({@link pieceEnd}): the work is linear in
+ * the length. Ordinary text has a space or a sentence mark at least every 1,024 characters and is cut
+ * only there, which changes no token (a property test holds chunked equal to whole).
+ */
+export const SEGMENT_CHUNK = 2048;
+
+// Where a piece may end: after white space (not U+FEFF, which is a format character that words join
+// across) and before a character that starts something new.
+const CUT_AFTER_SPACE = /[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/u;
+// Sentence and bracket marks that UAX #29 never joins to a neighbour (unlike . , ; : ' and ", which can
+// sit inside a word or number); NFKC has already turned full-width ！？（） into ASCII.
+const CUT_AFTER_MARK = /[!?()[\]{}\u3001\u3002\u3008-\u3011\u3014-\u301b]/u;
+// Characters that attach to what precedes them (UAX #29 Extend, Format and ZWJ, emoji modifiers): never cut before one.
+const ATTACHES = /[\p{Grapheme_Extend}\p{Mc}\p{Cf}\p{Emoji_Modifier}]/u;
+
+/**
+ * The end of the piece of `text` that starts at `start`: at most `max` UTF-16 units on, at the last
+ * place in its second half where a word boundary is certain (after white space, else after a sentence
+ * mark). Text with neither there (one unbroken run of letters) is cut before a character that does not
+ * attach to the one before it, so no grapheme is split; only the words at such a cut can differ from
+ * segmenting the whole text.
+ */
+function pieceEnd(text: string, start: number, max: number): number {
+  const limit = start + max;
+  if (limit >= text.length) return text.length;
+  const floor = start + Math.max(1, Math.floor(max / 2));
+  for (const after of [CUT_AFTER_SPACE, CUT_AFTER_MARK]) {
+    for (let i = limit; i > floor; i--) {
+      if (after.test(text[i - 1] as string) && !CUT_AFTER_SPACE.test(text[i] as string) && !startsAttached(text, i)) return i;
+    }
+  }
+  for (let i = limit; i > floor; i--) {
+    if (!startsAttached(text, i) && text.charCodeAt(i - 1) !== ZWJ) return i;
+  }
+  // Thousands of attached marks in a row: any cut outside a surrogate pair.
+  return isLowSurrogate(text.charCodeAt(limit)) ? limit - 1 : limit;
+}
+
+const ZWJ = 0x200d;
+
+function isLowSurrogate(unit: number): boolean {
+  return unit >= 0xdc00 && unit <= 0xdfff;
+}
+
+/** True when the character at `i` cannot start a piece: the second half of a surrogate pair, or a mark that attaches. */
+function startsAttached(text: string, i: number): boolean {
+  if (isLowSurrogate(text.charCodeAt(i))) return true;
+  return ATTACHES.test(String.fromCodePoint(text.codePointAt(i) as number));
+}
+
+/** {@link segmenterWords} for one piece whose first character is at `offset` in the whole text. */
+function segmentPiece(canonical: string, offset: number, visit: (word: string, index: number) => void): void {
   for (const segment of wordSegmenter().segment(canonical)) {
     if (segment.isWordLike !== true) continue;
     const word = segment.segment;
     if (!word.includes(".") && !word.includes(":")) {
-      visit(word, segment.index);
+      visit(word, offset + segment.index);
       continue;
     }
     let start = 0;
@@ -83,7 +152,7 @@ export function segmenterWords(canonical: string, visit: (word: string, index: n
       // Marks and format characters right after the cut belong to the `.` or `:` (as they would if the
       // segmenter had cut there itself), so they do not start the next word.
       const lead = LEADING_MARKS.exec(word.slice(start, end))?.[0].length ?? 0;
-      if (end > start + lead) visit(word.slice(start + lead, end), segment.index + start + lead);
+      if (end > start + lead) visit(word.slice(start + lead, end), offset + segment.index + start + lead);
     };
     for (let i = 0; i < word.length; i++) {
       const unit = word[i];
@@ -186,7 +255,7 @@ const foldedWords = new BoundedMemo<string>(50_000, (word) => {
  * ```
  */
 export function forEachToken(text: string, visit: (token: string, kind: TokenKind) => void): void {
-  const stream = recentStreams.get(text);
+  const stream = text.length > MAX_KEY_LENGTH ? longStream(text) : recentStreams.get(text);
   for (let i = 0; i < stream.tokens.length; i++) visit(stream.tokens[i] as string, stream.kinds[i] as TokenKind);
 }
 
@@ -201,7 +270,24 @@ interface TokenStream {
  * indexing); the streams of the last few hundred texts are kept (256 to 512) so that only the first call pays.
  * Room for hundreds because adds in flight are all embedded before the first is indexed.
  */
-const recentStreams = new BoundedMemo<TokenStream>(256, (text) => {
+const recentStreams = new BoundedMemo<TokenStream>(256, streamOf);
+
+/**
+ * The stream of the last text too long for {@link recentStreams} (a host that raised `maxContentChars`):
+ * one add still hands it to the tokenizer four times, and a megabyte of CJK takes seconds each. Held
+ * through a `WeakRef`, so a stream of millions of tokens never outlives its add when memory is wanted.
+ */
+let lastLong: { text: string; stream: WeakRef<TokenStream> } | undefined;
+
+function longStream(text: string): TokenStream {
+  const kept = lastLong !== undefined && lastLong.text === text ? lastLong.stream.deref() : undefined;
+  if (kept !== undefined) return kept;
+  const stream = streamOf(text);
+  lastLong = { text, stream: new WeakRef(stream) };
+  return stream;
+}
+
+function streamOf(text: string): TokenStream {
   const tokens: string[] = [];
   const kinds: TokenKind[] = [];
   scanTokens(text, (token, kind) => {
@@ -209,7 +295,7 @@ const recentStreams = new BoundedMemo<TokenStream>(256, (text) => {
     kinds.push(kind);
   });
   return { tokens, kinds };
-});
+}
 
 function scanTokens(text: string, visit: (token: string, kind: TokenKind) => void): void {
   const canonical = canonicalText(text);
@@ -258,6 +344,7 @@ function scanTokens(text: string, visit: (token: string, kind: TokenKind) => voi
  * ```
  */
 export function tokenize(text: string): string[] {
+  if (typeof text !== "string") throw invalidArgument(`tokenize: text must be a string, got ${describeValue(text)}`);
   const tokens: string[] = [];
   forEachToken(text, (token, kind) => {
     if (kind !== "cjk-char") tokens.push(token);
@@ -265,8 +352,19 @@ export function tokenize(text: string): string[] {
   return tokens;
 }
 
-// Sentence-final punctuation (ASCII, CJK, full-width survivors of NFKC) and spaces at the end of a text.
-const TRAILING_PUNCTUATION = /[\s.!?,;:~…‥。、，；：！？～]+$/u;
+// Sentence-final punctuation (ASCII, CJK, full-width survivors of NFKC) and spaces, dropped from the end of a text.
+const TRAILING_PUNCTUATION = /[\s.!?,;:~…‥。、，；：！？～]/u;
+
+/**
+ * `text` without its trailing {@link TRAILING_PUNCTUATION}. A scan from the end, not `/[…]+$/`: a regular
+ * expression anchored at the end is tried from every position of every run of those characters, which
+ * is quadratic ("a . . . … . b": 64k characters took 4.8 s, 1 MB would take minutes).
+ */
+function trimTrailingPunctuation(text: string): string {
+  let end = text.length;
+  while (end > 0 && TRAILING_PUNCTUATION.test(text[end - 1] as string)) end--;
+  return text.slice(0, end);
+}
 
 /**
  * The form two facts are compared in for dedup: NFKC, lower case, whitespace collapsed and trimmed,
@@ -284,7 +382,7 @@ export function normalizeForDedup(text: string): string {
 
 /** An add asks for a text's dedup form twice (the duplicate check, then indexing): the last few are kept. */
 const dedupForms = new BoundedMemo<string>(512, (text) =>
-  text.normalize("NFKC").toLowerCase().replace(/\s+/gu, " ").trim().replace(TRAILING_PUNCTUATION, ""),
+  trimTrailingPunctuation(text.normalize("NFKC").toLowerCase().replace(/\s+/gu, " ").trim()),
 );
 
 /**

@@ -100,12 +100,17 @@ describe("import: siblings of the reported cases", () => {
     await mem.close();
   });
 
-  it("metadata with many keys imports, as add would keep it", async () => {
+  it("metadata with many keys imports as add would keep it, and past add's limit is refused as add refuses it", async () => {
     const mem = await MemoryStore.open(":memory:", { embedder: DENSE4 });
-    const metadata: Record<string, number> = {};
-    for (let i = 0; i < 50_000; i++) metadata[`k${i}`] = i;
-    await mem.import(toLines([header(ID, 1), entryJson("m1", "u", "many keys", { metadata })]));
-    expect(Object.keys((await mem.list("u"))[0]!.metadata)).toHaveLength(50_000);
+    const many = (n: number): Record<string, number> => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]));
+    await mem.import(toLines([header(ID, 1), entryJson("m1", "u", "many keys", { metadata: many(5_000) })]));
+    expect(Object.keys((await mem.list("u"))[0]!.metadata)).toHaveLength(5_000);
+    await expect(mem.add("u", "too many keys", { metadata: many(50_000) })).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+    await expect(mem.import(toLines([header(ID, 1), entryJson("m2", "u", "too many keys", { metadata: many(50_000) })]))).rejects.toMatchObject({
+      code: "INVALID_ARGUMENT",
+      message: expect.stringMatching(/too large/) as unknown,
+    });
+    expect(await mem.list("u")).toHaveLength(1);
     await mem.close();
   });
 

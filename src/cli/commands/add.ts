@@ -54,6 +54,9 @@ function printSummary(out: Output, s: AddSummary, user: string): void {
     const action = fact.action === "inserted" ? out.style.green("inserted ") : out.style.dim("duplicate");
     const kind = fact.key === undefined ? fact.kind : `${fact.kind}:${fact.key}`;
     out.line(`${action}  ${out.style.dim(fact.id)}  ${kind}  ${oneLine(fact.content)}`);
+    if (fact.truncated !== undefined) {
+      out.line(out.style.yellow(`  truncated: kept the first ${fact.content.length} of ${fact.truncated.originalChars} characters (the store's maxContentChars)`));
+    }
     if (fact.replaced !== undefined) out.line(`  replaces ${fact.replaced.join(", ")} (now superseded; see: moomem history -u ${user} ${fact.id})`);
     if (fact.conflicts !== undefined) out.line(`  may conflict with ${plural(fact.conflicts.length, "entry", "entries")}: ${fact.conflicts.join(", ")} (both kept)`);
   }
