@@ -11,13 +11,14 @@ export const ENTRY_COLUMNS = "id, user_id, content, kind, key, status, created_a
  * The SQL that turns one JSON parameter (an array of record-codec entry objects,
  * vectors as base64 of little-endian float32) into rows. Entries travel as one
  * text parameter so every driver sends them the same way, whatever its type
- * mapping for arrays or bytes.
+ * mapping for arrays or bytes. Parsed as `json`, not `jsonb`, so metadata keeps
+ * its key order.
  */
 export function entryRowsFromJson(param: string): string {
   return `SELECT e->>'id', e->>'user_id', e->>'content', e->>'kind', e->>'key', e->>'status',
       (e->>'created_at')::double precision, (e->>'updated_at')::double precision, (e->>'seq')::bigint,
       e->>'superseded_by', e->'metadata', decode(e->>'embedding', 'base64')
-    FROM jsonb_array_elements(${param}::jsonb) AS e`;
+    FROM json_array_elements(${param}::json) AS e`;
 }
 
 /** The JSON text of `entries` for {@link entryRowsFromJson}: record-codec lines (dense vectors), joined as one array. */
@@ -28,7 +29,7 @@ export function entriesJsonText(entries: readonly EntryRecord[]): string {
 /**
  * One row of `entries` (selected as {@link ENTRY_COLUMNS}) back into a record.
  * Drivers differ: `bigint` comes as a string (pg), a number or a bigint (PGlite);
- * `jsonb` as an object or its text; `bytea` as bytes or `\x…` hex text. Every
+ * `json` as an object or its text; `bytea` as bytes or `\x…` hex text. Every
  * field is then checked by the record codec, so a bad row names its field.
  */
 export function entryFromRow(row: SqlRow): EntryRecord {

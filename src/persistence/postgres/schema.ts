@@ -36,7 +36,9 @@ interface Migration {
  *
  * - `entries`: the latest version of every entry, one row each, every field a column.
  *   Times are ms since epoch (double precision, exactly what the store holds), the
- *   vector is float32 little-endian bytes. `seq` is unique (the store's order and
+ *   vector is float32 little-endian bytes, metadata `json` (not `jsonb`, which
+ *   would reorder its keys: exports and recall hits stay byte-identical to the
+ *   file store's). `seq` is unique (the store's order and
  *   the root of every id); `(user_id, seq)` serves per-user loading.
  * - `users`: per user, a version bumped by every write that touches the user, the
  *   last write time, and how far its event log was trimmed.
@@ -72,7 +74,7 @@ const MIGRATIONS: readonly Migration[] = [
         updated_at double precision NOT NULL,
         seq bigint NOT NULL,
         superseded_by text,
-        metadata jsonb NOT NULL,
+        metadata json NOT NULL,
         embedding bytea
       )`,
       `CREATE UNIQUE INDEX entries_seq ON ${s}.entries (seq)`,

@@ -53,7 +53,11 @@ export function ioFailure(what: string, error: unknown, secrets: readonly string
   const state = sqlState(error);
   const raw = describeError(error);
   const reason = redact(raw, secrets);
-  const hint = isConnectionError(error) ? "; check that the database is reachable, then retry" : "";
+  const hint = isConnectionError(error)
+    ? "; check that the database is reachable, then retry"
+    : state === "22P05" || state === "22021"
+      ? "; PostgreSQL text cannot hold the character U+0000 (nor an unpaired surrogate): remove it from the content and metadata"
+      : "";
   const message = redact(`${what}: ${reason}${state === undefined ? "" : ` (SQLSTATE ${state})`}${hint}`, secrets);
   return new MoomemError("IO_FAILURE", message, reason === raw ? { cause: error } : undefined);
 }
