@@ -13,6 +13,9 @@ export interface PgPoolClientLike {
   query(text: string, values?: unknown[]): Promise<PgQueryResultLike>;
   /** `release(error)` destroys the connection instead of returning it to the pool. */
   release(destroy?: boolean | Error): void;
+  /** node-postgres emits "error" on a checked-out client whose connection dies between queries. */
+  on?(event: "error", listener: (error: Error) => void): unknown;
+  removeListener?(event: "error", listener: (error: Error) => void): unknown;
 }
 
 /** The subset of a `pg` Pool moomem uses (a `pg.Pool`, or anything shaped like one). */
@@ -49,6 +52,11 @@ export function fromPgPool(pool: PgPoolLike): SqlClient {
     async transaction(fn) {
       const connection = await pool.connect();
       let destroy: Error | undefined;
+      // Unheard, that event would end the process; the next query on the dead connection fails and says why.
+      const onError = (error: Error): void => {
+        destroy = error;
+      };
+      connection.on?.("error", onError);
       try {
         await connection.query("BEGIN");
         try {
@@ -68,6 +76,7 @@ export function fromPgPool(pool: PgPoolLike): SqlClient {
         destroy ??= error instanceof Error && isConnectionError(error) ? error : undefined;
         throw error;
       } finally {
+        connection.removeListener?.("error", onError);
         connection.release(destroy);
       }
     },
