@@ -154,6 +154,8 @@ export class PostgresBackend implements PersistenceBackend {
   #sizeAt = 0;
   /** Users written since load, whose event logs the next compaction trims. */
   #touched = new Set<string>();
+  /** Events written since the last trim; at `keepEvents` the store is asked to compact (which trims). */
+  #eventsSinceTrim = 0;
 
   constructor(options: PostgresBackendOptions) {
     if (typeof options !== "object" || options === null) {
@@ -251,8 +253,9 @@ export class PostgresBackend implements PersistenceBackend {
     this.#lastWriteAt = at;
   }
 
+  /** True once `keepEvents` events were written since the last trim: compaction is what trims the event logs. */
   wantsCompaction(): boolean {
-    return false;
+    return this.#eventsSinceTrim >= this.#keepEvents;
   }
 
   /**
@@ -276,6 +279,7 @@ export class PostgresBackend implements PersistenceBackend {
       return landmark;
     });
     for (const user of trim) this.#touched.delete(user);
+    this.#eventsSinceTrim = 0;
     this.#embedder = embedder;
     if (changed && entries.length > 0) this.#lastWriteAt = at;
     await this.#refreshSize(true);
@@ -537,13 +541,25 @@ export class PostgresBackend implements PersistenceBackend {
     for (const op of operations) for (const entry of op) latest.set(entry.id, entry);
     const rows = [...latest.values()];
     for (let i = 0; i < rows.length; i += UPSERT_ROWS) {
-      await tx.query(
-        `INSERT INTO ${this.#s}.entries (${ENTRY_COLUMNS}) ${entryRowsFromJson("$1")}
-         ON CONFLICT (id) DO UPDATE SET user_id = excluded.user_id, content = excluded.content, kind = excluded.kind, key = excluded.key,
+      const chunk = rows.slice(i, i + UPSERT_ROWS);
+      // An entry never changes user: a row whose id another user's entry holds is not updated, and the whole write is refused.
+      const upserted = await tx.query(
+        `INSERT INTO ${this.#s}.entries AS e (${ENTRY_COLUMNS}) ${entryRowsFromJson("$1")}
+         ON CONFLICT (id) DO UPDATE SET content = excluded.content, kind = excluded.kind, key = excluded.key,
            status = excluded.status, created_at = excluded.created_at, updated_at = excluded.updated_at, seq = excluded.seq,
-           superseded_by = excluded.superseded_by, metadata = excluded.metadata, embedding = excluded.embedding`,
-        [entriesJsonText(rows.slice(i, i + UPSERT_ROWS))],
+           superseded_by = excluded.superseded_by, metadata = excluded.metadata, embedding = excluded.embedding
+         WHERE e.user_id = excluded.user_id
+         RETURNING id`,
+        [entriesJsonText(chunk)],
       );
+      if (upserted.length !== chunk.length) {
+        const written = new Set(upserted.map((r) => r["id"]));
+        const clash = chunk.find((entry) => !written.has(entry.id))!;
+        throw new MoomemError(
+          "STORE_CORRUPTED",
+          `${this.location}: entry id ${JSON.stringify(clash.id)} is already stored for another user than ${JSON.stringify(clash.userId)}; nothing of this write was stored (an entry never moves between users)`,
+        );
+      }
     }
     const events: Array<{ op: number; user_id: string; changes: EntryChange[] }> = [];
     operations.forEach((op, index) => {
@@ -572,6 +588,7 @@ export class PostgresBackend implements PersistenceBackend {
        RETURNING user_id, version`,
       [JSON.stringify(events), at, writeId],
     );
+    this.#eventsSinceTrim += written.length;
     const mark = written[0];
     return mark === undefined ? null : { userId: String(mark["user_id"]), version: Number(numeric(mark["version"])), writeId };
   }

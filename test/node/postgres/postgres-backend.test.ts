@@ -189,6 +189,29 @@ describe("PostgresBackend: one writer per store today", () => {
     expect(user.version).toBe(1);
     await backend.close();
   });
+  it("never moves an entry to another user: an id stored for one user refuses the whole write for another", async () => {
+    const backend = fresh();
+    await backend.load();
+    await backend.append([{ entries: [makeEntry("same-id", 1, { userId: "alice", content: "alice's" })] }]);
+    const error = await rejection(backend.append([{ entries: [makeEntry("other", 2, { userId: "bob" }), makeEntry("same-id", 3, { userId: "bob", content: "bob's" })] }]));
+    expect(isMoomemError(error, "STORE_CORRUPTED")).toBe(true);
+    expect((error as Error).message).toContain("nothing of this write was stored");
+    expect((await backend.loadUser("alice")).entries.map((e) => e.content)).toEqual(["alice's"]);
+    expect(await backend.loadUser("bob")).toEqual({ version: 0, entries: [] });
+    await backend.close();
+  });
+
+  it("asks for compaction once keepEvents events were written, and compaction trims and resets", async () => {
+    const backend = fresh({ keepEvents: 3 });
+    await backend.load();
+    await backend.append([{ entries: [makeEntry("a", 1, { userId: "x" }), makeEntry("b", 2, { userId: "y" })] }]);
+    expect(backend.wantsCompaction()).toBe(false);
+    await backend.append([{ entries: [makeEntry("c", 3, { userId: "x" })] }]);
+    expect(backend.wantsCompaction()).toBe(true);
+    await backend.compact({ embedder: { id: "e", dim: 2 }, count: 3, entries: [] });
+    expect(backend.wantsCompaction()).toBe(false);
+    await backend.close();
+  });
 });
 
 describe("PostgresBackend: per-user reads", () => {
