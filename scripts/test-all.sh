@@ -22,6 +22,7 @@ NODE_ONLY_TESTS=(
   test/node/openai/demo.test.ts  # spawns tsx (Node) for the demo: same
   test/node/openai/cli-llm.test.ts  # spawns the built bin with node: same
   test/node/optional-peers.test.ts  # runs the built package in node child processes: same
+  test/node/postgres/package-entry.test.ts  # runs the built moomem/postgres in node child processes: same
 )
 
 declare -a names=() times=() results=()
