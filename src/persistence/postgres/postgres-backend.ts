@@ -264,6 +264,8 @@ export class PostgresBackend implements PersistenceBackend {
    * recomputed every vector: `reembed`), every entry of `source` is written
    * again, as one more operation, in the same transaction. Also trims the event
    * logs of the users written since load to the newest `keepEvents` events.
+   * After a takeover by another writer it does nothing, unless vectors were
+   * rewritten (then `STORE_LOCKED`).
    */
   async compact(source: SnapshotSource): Promise<void> {
     this.#writable("compact");
@@ -272,12 +274,20 @@ export class PostgresBackend implements PersistenceBackend {
     const entries = changed ? [...source.entries] : [];
     const trim = [...this.#touched];
     const at = Date.now();
-    await this.#write("compact", changed ? at : null, usersOf([entries]), async (tx, writeId) => {
-      await tx.query(`UPDATE ${this.#s}.meta SET embedder_id = $1, embedder_dim = $2 WHERE id = 1`, [embedder.id, embedder.dim]);
-      const landmark = entries.length === 0 ? null : await this.#writeOperations(tx, [entries], at, writeId);
-      if (trim.length > 0) await this.#trimEvents(tx, trim);
-      return landmark;
-    });
+    try {
+      await this.#write("compact", changed ? at : null, usersOf([entries]), async (tx, writeId) => {
+        await tx.query(`UPDATE ${this.#s}.meta SET embedder_id = $1, embedder_dim = $2 WHERE id = 1`, [embedder.id, embedder.dim]);
+        const landmark = entries.length === 0 ? null : await this.#writeOperations(tx, [entries], at, writeId);
+        if (trim.length > 0) await this.#trimEvents(tx, trim);
+        return landmark;
+      });
+    } catch (error) {
+      // Taken over: the new writer records the embedder and trims the logs itself. Only rewritten vectors
+      // (a reembed) would be lost here, so only then does the fenced compaction fail; `close()` of a store
+      // that was taken over stays quiet.
+      if (!changed && error instanceof MoomemError && error.code === "STORE_LOCKED") return;
+      throw error;
+    }
     for (const user of trim) this.#touched.delete(user);
     this.#eventsSinceTrim = 0;
     this.#embedder = embedder;

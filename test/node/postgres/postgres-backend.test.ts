@@ -147,10 +147,28 @@ describe("PostgresBackend: one writer per store today", () => {
     const error = await rejection(first.append([{ entries: [makeEntry("b", 2)] }]));
     expect(isMoomemError(error, "STORE_LOCKED")).toBe(true);
     expect((error as Error).message).toContain("changed nothing");
-    expect(isMoomemError(await rejection(first.compact({ embedder: { id: "e", dim: 2 }, count: 0, entries: [] })), "STORE_LOCKED")).toBe(true);
+    // A compaction records nothing once taken over (the new writer does that); close() stays quiet.
+    await first.compact({ embedder: { id: "e", dim: 2 }, count: 0, entries: [] });
+    const [meta] = (await pool.query(`SELECT embedder_id FROM ${first.schema}.meta`)).rows;
+    expect(meta.embedder_id).toBeNull();
     await second.append([{ entries: [makeEntry("c", 3)] }]);
     const { rows } = await pool.query(`SELECT id FROM ${first.schema}.entries ORDER BY seq`);
     expect(rows.map((r: { id: string }) => r.id)).toEqual(["a", "c"]);
+    await first.close();
+    await second.close();
+  });
+
+  it("a compaction that rewrites vectors (reembed) fails with STORE_LOCKED once taken over", async () => {
+    const first = fresh();
+    await first.load();
+    const a = makeEntry("a", 1, { embedding: Float32Array.from([1, 0]) });
+    await first.append([{ entries: [a] }]);
+    await first.compact({ embedder: { id: "old", dim: 2 }, count: 1, entries: [a] });
+    const second = new PostgresBackend({ pool, schema: first.schema });
+    await second.load();
+    const error = await rejection(first.compact({ embedder: { id: "new", dim: 3 }, count: 1, entries: [{ ...a, embedding: Float32Array.from([0, 0, 1]) }] }));
+    expect(isMoomemError(error, "STORE_LOCKED")).toBe(true);
+    expect(Array.from((await second.loadUser("user-1")).entries[0]!.embedding!)).toEqual([1, 0]);
     await first.close();
     await second.close();
   });
