@@ -143,6 +143,7 @@ export class PostgresBackend implements PersistenceBackend {
   #client: SqlClient | null;
   #owned: OwnedPool | null = null;
   #ready: Promise<SqlClient> | null = null;
+  /** What connecting migrated, until `setup()` reports it. */
   #migration: MigrationResult | null = null;
   /** Schema version found on connecting (0: no moomem tables, possible only for a read-only backend). */
   #schemaFound = 0;
@@ -214,8 +215,14 @@ export class PostgresBackend implements PersistenceBackend {
    */
   async setup(): Promise<MigrationResult> {
     this.#checkUsable("setup");
-    await this.#connect();
-    return this.#migration ?? { applied: [], version: LATEST_SCHEMA_VERSION };
+    const client = await this.#connect();
+    const done = this.#migration;
+    this.#migration = null;
+    if (done !== null) return done;
+    // Connected without migrating (migrate: false), or migrated by an earlier call: an explicit setup migrates now.
+    const result = await this.#run("setup (migrations)", () => migrate(client, this.schema));
+    this.#schemaFound = result.version;
+    return result;
   }
 
   async load(): Promise<LoadedState> {

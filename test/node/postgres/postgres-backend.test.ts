@@ -127,6 +127,19 @@ describe("PostgresBackend: migrations", () => {
     await reader.close();
   });
 
+  it("setup() reports what it applied, once; with migrate: false it is the explicit way to migrate", async () => {
+    const backend = fresh();
+    expect(await backend.setup()).toEqual({ applied: Array.from({ length: LATEST_SCHEMA_VERSION }, (_, i) => i + 1), version: LATEST_SCHEMA_VERSION });
+    expect(await backend.setup()).toEqual({ applied: [], version: LATEST_SCHEMA_VERSION });
+    await backend.close();
+    const schema = `setup_${process.pid}`;
+    const deploy = new PostgresBackend({ pool, schema, migrate: false, readOnly: true });
+    expect((await deploy.setup()).applied).toHaveLength(LATEST_SCHEMA_VERSION);
+    const app = new PostgresBackend({ pool, schema, migrate: false });
+    expect((await app.load()).entries).toEqual([]);
+    await app.close();
+  });
+
   it("validates its options with clear errors", () => {
     expect(() => new PostgresBackend({} as PostgresBackendOptions)).toThrow(/exactly one of/);
     expect(() => new PostgresBackend({ pool, connectionString: "postgres://x" })).toThrow(/exactly one of/);

@@ -179,9 +179,9 @@ describe("a writer process killed with SIGKILL", () => {
         }
       });
       child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-      child.once("close", (_code, signal) => {
+      child.once("close", (code, signal) => {
         if (signal === "SIGKILL") resolve(lines);
-        else reject(new Error(`writer ended by itself (${String(signal)}): ${stderr}`));
+        else reject(new Error(`writer ended by itself (exit ${String(code)}, signal ${String(signal)}) after ${JSON.stringify(lines.slice(-3))}: ${stderr}`));
       });
     });
   }
