@@ -1,6 +1,7 @@
 // SqlClient over a node-postgres (`pg`) Pool, typed structurally so moomem needs no `pg` types.
 
 import type { SqlClient, SqlQueryable, SqlRow } from "./sql-client.ts";
+import { invalidArgument } from "../../errors.ts";
 import { isConnectionError } from "./sql-errors.ts";
 
 /** What moomem reads of a `pg` query result. */
@@ -51,6 +52,10 @@ export function fromPgPool(pool: PgPoolLike): SqlClient {
     },
     async transaction(fn) {
       const connection = await pool.connect();
+      if (typeof connection !== "object" || connection === null || typeof connection.release !== "function") {
+        // A pg.Client's connect() resolves to nothing: it has no connections to lend.
+        throw invalidArgument("fromPgPool needs a pg Pool: connect() must lend a client with release(); a single pg.Client would run concurrent reads inside open transactions");
+      }
       let destroy: Error | undefined;
       // Unheard, that event would end the process; the next query on the dead connection fails and says why.
       const onError = (error: Error): void => {

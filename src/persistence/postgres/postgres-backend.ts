@@ -181,7 +181,7 @@ export class PostgresBackend implements PersistenceBackend {
       where = "PostgreSQL";
     } else if (options.pool !== undefined) {
       const p = options.pool as unknown as Record<string, unknown>;
-      if (typeof p !== "object" || p === null || typeof p["query"] !== "function" || typeof p["connect"] !== "function") {
+      if (typeof p !== "object" || p === null || typeof p["query"] !== "function" || typeof p["connect"] !== "function" || "connectionParameters" in p) {
         throw invalidArgument("PostgresBackend pool must be a pg Pool (query and connect functions); a single pg.Client is not enough, since reads would run inside open transactions");
       }
       this.#client = fromPgPool(options.pool);

@@ -140,11 +140,18 @@ describe("PostgresBackend: migrations", () => {
     await app.close();
   });
 
-  it("validates its options with clear errors", () => {
+  it("validates its options with clear errors", async () => {
     expect(() => new PostgresBackend({} as PostgresBackendOptions)).toThrow(/exactly one of/);
     expect(() => new PostgresBackend({ pool, connectionString: "postgres://x" })).toThrow(/exactly one of/);
     expect(() => new PostgresBackend({ pool, schema: 'x"; DROP TABLE y; --' })).toThrow(/plain SQL identifier/);
     expect(() => new PostgresBackend({ pool: { query: () => undefined } as unknown as pg.Pool })).toThrow(/single pg.Client is not enough/);
+    const { default: pgModule } = await import("pg");
+    const single = new pgModule.Client({ connectionString: cluster.url });
+    expect(() => new PostgresBackend({ pool: single as unknown as pg.Pool })).toThrow(/single pg.Client is not enough/);
+    // Through fromPgPool directly, the first transaction refuses it, before any statement runs.
+    const client = fromPgPool(single as unknown as pg.Pool);
+    await expect(client.transaction(() => Promise.resolve(1))).rejects.toThrow(/needs a pg Pool/);
+    await single.end().catch(() => undefined);
     expect(() => new PostgresBackend({ pool, keepEvents: 0 })).toThrow(/keepEvents must be an integer/);
     expect(() => new PostgresBackend({ pool, readOnly: "yes" as unknown as boolean })).toThrow(/readOnly must be true or false/);
   });
