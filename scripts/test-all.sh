@@ -19,6 +19,7 @@ if [[ "${CI:-}" == true ]]; then export NO_COLOR=1; fi
 NODE_ONLY_TESTS=(
   test/node/cli.test.ts          # spawns `node dist/cli/main.js` whatever runs the test: Bun/Deno would re-test Node
   test/node/cli-truncation.test.ts  # the same
+  test/node/cli-import.test.ts      # runs the built bin with node: same
   test/node/examples.test.ts     # spawns tsx (Node) for every example: same
   test/node/openai/demo.test.ts  # spawns tsx (Node) for the demo: same
   test/node/openai/cli-llm.test.ts  # spawns the built bin with node: same
@@ -26,6 +27,7 @@ NODE_ONLY_TESTS=(
   test/node/inspector-browser.test.ts  # spawns `node dist/cli/main.js ui` and drives it with Chromium: same
   test/node/inspector-write.test.ts    # same
   test/node/inspector-http.test.ts     # spawns `node dist/cli/main.js ui`: same
+  test/node/postgres/package-entry.test.ts  # runs the built moomem/postgres in node child processes: same
 )
 
 declare -a names=() times=() results=()

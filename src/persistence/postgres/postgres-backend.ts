@@ -1,0 +1,772 @@
+// The PostgreSQL backend: entries as rows, a per-user event log and version, one transaction per write group, shareable by many servers.
+
+import type { BackendStats, Batch, EmbedderIdentity, LoadedState, PersistenceBackend, SnapshotSource } from "../backend.ts";
+import type { EntryRecord, EntryStatus } from "../../types.ts";
+import { ENTRY_STATUSES } from "../../types.ts";
+import { MoomemError, describeError, invalidArgument } from "../../errors.ts";
+import type { SqlClient, SqlQueryable, SqlRow } from "./sql-client.ts";
+import { fromPgPool, type PgPoolLike } from "./pg-adapter.ts";
+import { ENTRY_COLUMNS, entriesJsonText, entryFromRow, entryRowsFromJson, numeric } from "./row-codec.ts";
+import { DEFAULT_SCHEMA, LATEST_SCHEMA_VERSION, POSTGRES_FORMAT_VERSION, migrate, quoteSchema, schemaVersion, type MigrationResult } from "./schema.ts";
+import { createOwnedPool, describeConnectionString, describePool, type OwnedPool } from "./connection.ts";
+import { ioFailure, isConnectionError, isRetryableConflict, redact } from "./sql-errors.ts";
+
+/** Options of {@link PostgresBackend}: exactly one of `client`, `pool` or `connectionString`. */
+export interface PostgresBackendOptions {
+  /** Any driver behind the small {@link SqlClient} interface (see `fromPgPool`, `fromPglite`). Stays the host's. */
+  client?: SqlClient;
+  /** A node-postgres `Pool` (or anything shaped like one). Stays the host's: `close()` never ends it. */
+  pool?: PgPoolLike;
+  /** Let the backend make (and end, on `close()`) its own `pg` Pool; needs the optional peer `pg`. Never printed. */
+  connectionString?: string;
+  /** Connections of the pool made for `connectionString` (default 10). */
+  poolSize?: number;
+  /** Schema the tables live in (default `"moomem"`); one store per schema. */
+  schema?: string;
+  /** Run the migrations on first use (default true). False: the schema must already be current (a role without DDL rights). */
+  migrate?: boolean;
+  /** Never write, and never take over as the writer (inspect a store a server is using). Open the store with `readOnly: true` too. */
+  readOnly?: boolean;
+  /** Events kept per user when the log is trimmed (on `compact`, i.e. on close), default 1000. Readers further behind reload the user. */
+  keepEvents?: number;
+  /** Name shown in messages instead of the connection's host and database. */
+  name?: string;
+}
+
+/** A user's entries and the version they are current as of. */
+export interface LoadedUser {
+  /** The user's version in the database (0 for a user never written). */
+  version: number;
+  /** Latest version of every entry of the user, in `seq` order. */
+  entries: EntryRecord[];
+}
+
+/** One change the event log recorded for an entry: what changed, never its content. */
+export interface EntryChange {
+  id: string;
+  seq: number;
+  status: EntryStatus;
+}
+
+/** One write's record in a user's event log. */
+export interface UserEvent {
+  /** The user's version after this write. */
+  version: number;
+  /** ms since epoch, by the writer's clock. */
+  at: number;
+  /** Random id of the write (one `append` call); the same for every user it touched. */
+  writeId: string;
+  changes: EntryChange[];
+}
+
+/** What changed for a user after a version, read in one snapshot. */
+export interface UserChanges {
+  /** The user's current version; the caller is current as of it after applying `entries`. */
+  version: number;
+  /**
+   * True when the log cannot bring the caller up to date: the asked version was
+   * trimmed away, or is ahead of the database (restored from a backup?). Load
+   * the user again with `loadUser`.
+   */
+  reloadNeeded: boolean;
+  /** The writes after the asked version, oldest first (empty when `reloadNeeded`). */
+  events: UserEvent[];
+  /** The current version of every entry those writes changed, in `seq` order. */
+  entries: EntryRecord[];
+}
+
+/** One user in {@link PostgresBackend.listUsers}. */
+export interface UserSummary {
+  userId: string;
+  version: number;
+  lastWriteAt: number;
+  /** Entries of the user, any status. */
+  entries: number;
+  /** Entries by status. */
+  byStatus: Record<EntryStatus, number>;
+}
+
+/** Rows per page when a load streams entries. */
+const PAGE_ROWS = 1000;
+/** Entries per upsert statement (one JSON parameter each). */
+const UPSERT_ROWS = 500;
+/** A transaction that hit a deadlock, a serialization failure or a dropped pooled connection runs again, this many times in all. */
+const MAX_ATTEMPTS = 3;
+/** `bytesOnDisk` is refreshed with an append at most this often (ms); always on load and compact. */
+const SIZE_REFRESH_MS = 1000;
+
+/** Where an append left a mark, so a COMMIT whose answer was lost can be checked. */
+interface Landmark {
+  userId: string;
+  version: number;
+  writeId: string;
+}
+
+/**
+ * Keeps a store in PostgreSQL, so several app servers can share one memory.
+ * Tables (in `schema`, default `moomem`): `entries` (one row per entry, every
+ * field a column), `users` (per-user version), `events` (per-user append-only
+ * log of what changed, without content), `meta`, `counters`, `migrations`.
+ *
+ * Every `append` group is one transaction: a transaction-scoped advisory lock
+ * per user touched (taken in one global order, so writers never deadlock),
+ * upserted rows, one event per (operation, user) and the user's version bumped.
+ *
+ * Today's store keeps every entry in memory and numbers entries itself, so a
+ * store has one writing process at a time: `load()` takes over as the writer
+ * (bumps `meta.writer_epoch`) and an older writer's next write fails with
+ * `STORE_LOCKED`, changing nothing. The per-user reads (`loadUser`,
+ * `eventsSince`, `userVersion`, `listUsers`, `reserveSeqs`) are the ground
+ * for per-user loading and many writers; see docs/decisions.md.
+ *
+ * @example
+ * ```ts
+ * import pg from "pg";
+ * import { MemoryStore } from "moomem";
+ * import { PostgresBackend } from "moomem/postgres";
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+ * pool.on("error", () => {}); // idle connections dropped by the server are replaced on the next query
+ * const mem = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool }) });
+ * ```
+ */
+export class PostgresBackend implements PersistenceBackend {
+  readonly location: string;
+  /** The schema the tables live in. */
+  readonly schema: string;
+  readonly #s: string;
+  readonly #secrets: string[];
+  readonly #readOnly: boolean;
+  readonly #migrate: boolean;
+  readonly #keepEvents: number;
+  readonly #connectionString: string | null;
+  readonly #poolSize: number;
+  #client: SqlClient | null;
+  #owned: OwnedPool | null = null;
+  #ready: Promise<SqlClient> | null = null;
+  /** What connecting migrated, until `setup()` reports it. */
+  #migration: MigrationResult | null = null;
+  /** Schema version found on connecting (0: no moomem tables, possible only for a read-only backend). */
+  #schemaFound = 0;
+  #state: "new" | "loading" | "open" | "closed" = "new";
+  #epoch = 0;
+  #embedder: EmbedderIdentity | null = null;
+  #lastWriteAt: number | null = null;
+  #bytes = 0;
+  #sizeAt = 0;
+  /** Users written since load, whose event logs the next compaction trims. */
+  #touched = new Set<string>();
+  /** Events written since the last trim; at `keepEvents` the store is asked to compact (which trims). */
+  #eventsSinceTrim = 0;
+
+  constructor(options: PostgresBackendOptions) {
+    if (typeof options !== "object" || options === null) {
+      throw invalidArgument(`PostgresBackend needs options with one of { client }, { pool } or { connectionString }, got ${String(options)}`);
+    }
+    const given = (["client", "pool", "connectionString"] as const).filter((k) => options[k] !== undefined);
+    if (given.length !== 1) {
+      throw invalidArgument(`PostgresBackend needs exactly one of { client }, { pool } or { connectionString }, got ${given.length === 0 ? "none" : given.join(" and ")}`);
+    }
+    const schema = options.schema ?? DEFAULT_SCHEMA;
+    this.#s = quoteSchema(schema);
+    this.schema = schema;
+    let where: string;
+    this.#connectionString = null;
+    if (options.client !== undefined) {
+      const c = options.client as unknown as Record<string, unknown>;
+      if (typeof c !== "object" || c === null || typeof c["query"] !== "function" || typeof c["transaction"] !== "function") {
+        throw invalidArgument("PostgresBackend client must have query(text, params) and transaction(fn) functions; make one with fromPgPool(pool) or fromPglite(db)");
+      }
+      this.#client = options.client;
+      this.#secrets = [];
+      where = "PostgreSQL";
+    } else if (options.pool !== undefined) {
+      const p = options.pool as unknown as Record<string, unknown>;
+      if (typeof p !== "object" || p === null || typeof p["query"] !== "function" || typeof p["connect"] !== "function" || "connectionParameters" in p) {
+        throw invalidArgument("PostgresBackend pool must be a pg Pool (query and connect functions); a single pg.Client is not enough, since reads would run inside open transactions");
+      }
+      this.#client = fromPgPool(options.pool);
+      const label = describePool(options.pool);
+      this.#secrets = label.secrets;
+      where = label.where;
+    } else {
+      if (typeof options.connectionString !== "string" || options.connectionString.trim() === "") {
+        throw invalidArgument("PostgresBackend connectionString must be a non-empty string, e.g. postgres://user@host:5432/db");
+      }
+      this.#client = null;
+      this.#connectionString = options.connectionString;
+      const label = describeConnectionString(options.connectionString);
+      this.#secrets = label.secrets;
+      where = label.where;
+    }
+    if (options.name !== undefined && (typeof options.name !== "string" || options.name.length === 0)) {
+      throw invalidArgument(`PostgresBackend name must be a non-empty string, got ${JSON.stringify(options.name)}`);
+    }
+    this.location = `${options.name === undefined ? where : redact(options.name, this.#secrets)} (schema "${schema}")`;
+    this.#poolSize = checkInteger(options.poolSize, "poolSize", 10, 1, 10_000);
+    this.#keepEvents = checkInteger(options.keepEvents, "keepEvents", 1000, 1, Number.MAX_SAFE_INTEGER);
+    this.#readOnly = checkBoolean(options.readOnly, "readOnly", false);
+    this.#migrate = checkBoolean(options.migrate, "migrate", !this.#readOnly);
+  }
+
+  /**
+   * Connects and brings the schema up to date (see `migrate` in `schema.ts`).
+   * `load()` does this itself; call it to migrate ahead of time, e.g. in a
+   * deploy step. Resolves to what was applied by this call.
+   */
+  async setup(): Promise<MigrationResult> {
+    this.#checkUsable("setup");
+    const client = await this.#connect();
+    const done = this.#migration;
+    this.#migration = null;
+    if (done !== null) return done;
+    // Connected without migrating (migrate: false), or migrated by an earlier call: an explicit setup migrates now.
+    const result = await this.#run("setup (migrations)", () => migrate(client, this.schema));
+    this.#schemaFound = result.version;
+    return result;
+  }
+
+  async load(): Promise<LoadedState> {
+    if (this.#state !== "new") {
+      throw new MoomemError("STORE_CLOSED", `${this.location}: load() was already called on this backend; create a new PostgresBackend to open the store again`);
+    }
+    this.#state = "loading";
+    try {
+      const client = await this.#connect();
+      if (this.#schemaFound === 0) {
+        // Read-only open of a schema nobody created: an empty store, and nothing created.
+        this.#state = "open";
+        return { entries: [], embedder: null, truncatedRecovered: 0, formatVersion: POSTGRES_FORMAT_VERSION, lastWriteAt: null };
+      }
+      if (!this.#readOnly) {
+        const rows = await this.#run("load (take over as the writer)", (db) => db.query(`UPDATE ${this.#s}.meta SET writer_epoch = writer_epoch + 1 WHERE id = 1 RETURNING writer_epoch`));
+        this.#epoch = Number(numeric(rows[0]?.["writer_epoch"]));
+      }
+      const state = await this.#readAll(client);
+      this.#state = "open";
+      return state;
+    } catch (error) {
+      this.#state = "closed";
+      await this.#shutdown();
+      throw error;
+    }
+  }
+
+  async append(batches: readonly Batch[]): Promise<void> {
+    this.#writable("append");
+    const operations = splitOperations(batches, this.location);
+    if (operations.length === 0) return;
+    const at = Date.now();
+    await this.#write("append", at, usersOf(operations), (tx, writeId) => this.#writeOperations(tx, operations, at, writeId));
+    this.#lastWriteAt = at;
+  }
+
+  /** True once `keepEvents` events were written since the last trim: compaction is what trims the event logs. */
+  wantsCompaction(): boolean {
+    return this.#eventsSinceTrim >= this.#keepEvents;
+  }
+
+  /**
+   * Records the embedder identity. The rows need no rewrite: every append
+   * already replaced the rows it touched. When the identity changed (the store
+   * recomputed every vector: `reembed`), every entry of `source` is written
+   * again, as one more operation, in the same transaction. Also trims the event
+   * logs of the users written since load to the newest `keepEvents` events.
+   * After a takeover by another writer it does nothing, unless vectors were
+   * rewritten (then `STORE_LOCKED`).
+   */
+  async compact(source: SnapshotSource): Promise<void> {
+    this.#writable("compact");
+    const embedder = { id: source.embedder.id, dim: source.embedder.dim };
+    const changed = this.#embedder !== null && (this.#embedder.id !== embedder.id || this.#embedder.dim !== embedder.dim);
+    const entries = changed ? [...source.entries] : [];
+    const trim = [...this.#touched];
+    const at = Date.now();
+    try {
+      await this.#write("compact", changed ? at : null, usersOf([entries]), async (tx, writeId) => {
+        await tx.query(`UPDATE ${this.#s}.meta SET embedder_id = $1, embedder_dim = $2 WHERE id = 1`, [embedder.id, embedder.dim]);
+        const landmark = entries.length === 0 ? null : await this.#writeOperations(tx, [entries], at, writeId);
+        if (trim.length > 0) await this.#trimEvents(tx, trim);
+        return landmark;
+      });
+    } catch (error) {
+      // Taken over: the new writer records the embedder and trims the logs itself. Only rewritten vectors
+      // (a reembed) would be lost here, so only then does the fenced compaction fail; `close()` of a store
+      // that was taken over stays quiet.
+      if (!changed && error instanceof MoomemError && error.code === "STORE_LOCKED") return;
+      throw error;
+    }
+    for (const user of trim) this.#touched.delete(user);
+    this.#eventsSinceTrim = 0;
+    this.#embedder = embedder;
+    if (changed && entries.length > 0) this.#lastWriteAt = at;
+    await this.#refreshSize(true);
+  }
+
+  /**
+   * `bytesOnDisk` is what PostgreSQL reports for the schema's tables, their
+   * indexes and TOAST (`pg_total_relation_size`), as of the last load, compact
+   * or append (refreshed at most once a second). It counts pages, so it grows
+   * in steps of 8 kB and shrinks only after VACUUM; other writers change it too.
+   */
+  stats(): BackendStats {
+    return { bytesOnDisk: this.#bytes, lastWriteAt: this.#lastWriteAt };
+  }
+
+  async close(): Promise<void> {
+    if (this.#state === "closed") return;
+    this.#state = "closed";
+    await this.#shutdown();
+  }
+
+  // ---- per-user reads: the ground for per-user loading and many writers ----
+
+  /** The user's entries (latest version of each, in `seq` order) and the version they are current as of, read in one snapshot. */
+  async loadUser(userId: string): Promise<LoadedUser> {
+    checkUser(userId, "loadUser");
+    this.#checkUsable("loadUser");
+    await this.#connect();
+    return this.#run("loadUser", (db) =>
+      db.transaction(async (tx) => {
+        await tx.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+        const [user] = await tx.query(`SELECT version FROM ${this.#s}.users WHERE user_id = $1`, [userId]);
+        const entries = await this.#pages(tx, `user_id = $2 AND`, [userId]);
+        return { version: user === undefined ? 0 : Number(numeric(user["version"])), entries };
+      }),
+    );
+  }
+
+  /** The user's current version (0 for a user never written): one indexed lookup, cheap enough to run before every call. */
+  async userVersion(userId: string): Promise<number> {
+    checkUser(userId, "userVersion");
+    this.#checkUsable("userVersion");
+    await this.#connect();
+    const rows = await this.#run("userVersion", (db) => db.query(`SELECT version FROM ${this.#s}.users WHERE user_id = $1`, [userId]));
+    return rows[0] === undefined ? 0 : Number(numeric(rows[0]["version"]));
+  }
+
+  /**
+   * What changed for the user after `version`: the events, and the current
+   * version of every entry they touched, in one snapshot. A caller applies
+   * `entries` over its copy and is then current as of `version` of the result.
+   */
+  async eventsSince(userId: string, version: number): Promise<UserChanges> {
+    checkUser(userId, "eventsSince");
+    if (!Number.isSafeInteger(version) || version < 0) throw invalidArgument(`eventsSince: version must be an integer ≥ 0, got ${JSON.stringify(version)}`);
+    this.#checkUsable("eventsSince");
+    await this.#connect();
+    return this.#run("eventsSince", (db) =>
+      db.transaction(async (tx) => {
+        await tx.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+        const [user] = await tx.query(`SELECT version, trimmed_to FROM ${this.#s}.users WHERE user_id = $1`, [userId]);
+        const current = user === undefined ? 0 : Number(numeric(user["version"]));
+        const trimmedTo = user === undefined ? 0 : Number(numeric(user["trimmed_to"]));
+        if (version > current || version < trimmedTo) return { version: current, reloadNeeded: true, events: [], entries: [] };
+        if (version === current) return { version: current, reloadNeeded: false, events: [], entries: [] };
+        const rows = await tx.query(`SELECT version, at, write_id, changes FROM ${this.#s}.events WHERE user_id = $1 AND version > $2 ORDER BY version`, [userId, version]);
+        const events = rows.map((row) => this.#eventFromRow(row));
+        const ids = [...new Set(events.flatMap((e) => e.changes.map((c) => c.id)))];
+        const entryRows = await tx.query(
+          `SELECT ${ENTRY_COLUMNS} FROM ${this.#s}.entries WHERE id IN (SELECT jsonb_array_elements_text($1::jsonb)) AND user_id = $2 ORDER BY seq`,
+          [JSON.stringify(ids), userId],
+        );
+        return { version: current, reloadNeeded: false, events, entries: entryRows.map((row) => this.#entryFromRow(row)) };
+      }),
+    );
+  }
+
+  /**
+   * Every user that has entries, in user id order, with counts, fetched a page
+   * at a time (each page is its own snapshot: a long listing sees writes made
+   * while it runs).
+   */
+  async *listUsers(options: { after?: string; pageSize?: number } = {}): AsyncGenerator<UserSummary> {
+    const pageSize = checkInteger(options.pageSize, "listUsers pageSize", 500, 1, 100_000);
+    let after = options.after ?? "";
+    if (typeof after !== "string") throw invalidArgument(`listUsers: after must be a user id string, got ${JSON.stringify(after)}`);
+    this.#checkUsable("listUsers");
+    await this.#connect();
+    const counts = ENTRY_STATUSES.map((s) => `count(*) FILTER (WHERE e.status = '${s}') AS "${s}"`).join(", ");
+    for (;;) {
+      const rows = await this.#run("listUsers", (db) =>
+        db.query(
+          `SELECT u.user_id, u.version, u.last_write_at, c.* FROM ${this.#s}.users u
+           CROSS JOIN LATERAL (SELECT count(*) AS total, ${counts} FROM ${this.#s}.entries e WHERE e.user_id = u.user_id) c
+           WHERE u.user_id > $1 ORDER BY u.user_id LIMIT $2`,
+          [after, pageSize],
+        ),
+      );
+      for (const row of rows) {
+        const byStatus = {} as Record<EntryStatus, number>;
+        for (const s of ENTRY_STATUSES) byStatus[s] = Number(numeric(row[s]));
+        yield { userId: String(row["user_id"]), version: Number(numeric(row["version"])), lastWriteAt: Number(row["last_write_at"]), entries: Number(numeric(row["total"])), byStatus };
+      }
+      if (rows.length < pageSize) return;
+      after = String(rows[rows.length - 1]!["user_id"]);
+    }
+  }
+
+  /**
+   * Reserves `count` consecutive seqs nobody else will get, from the database,
+   * and resolves to the first. Always beyond every seq stored, also those a
+   * store numbered itself. With it, processes writing at once never hand out
+   * one seq (nor, so, one entry id) twice.
+   */
+  async reserveSeqs(count: number): Promise<number> {
+    if (!Number.isSafeInteger(count) || count < 1 || count > 1_000_000) throw invalidArgument(`reserveSeqs: count must be an integer from 1 to 1000000, got ${JSON.stringify(count)}`);
+    this.#checkUsable("reserveSeqs");
+    if (this.#readOnly) throw new MoomemError("READ_ONLY", `${this.location} was opened readOnly; reserveSeqs needs a writable backend`);
+    await this.#connect();
+    const rows = await this.#run("reserveSeqs", (db) =>
+      db.query(
+        `UPDATE ${this.#s}.counters SET value = greatest(value, (SELECT coalesce(max(seq), 0) FROM ${this.#s}.entries)) + $1
+         WHERE name = 'seq' RETURNING value - $1 + 1 AS first`,
+        [count],
+      ),
+    );
+    return Number(numeric(rows[0]?.["first"]));
+  }
+
+  // ---- internals ----
+
+  /** The client, connected and migrated once (again after a failure, so a database that comes back is picked up). */
+  #connect(): Promise<SqlClient> {
+    this.#ready ??= (async () => {
+      if (this.#client === null) {
+        this.#owned = await createOwnedPool(this.#connectionString!, this.#poolSize, this.#secrets);
+        this.#client = fromPgPool(this.#owned);
+      }
+      const client = this.#client;
+      if (this.#migrate) {
+        this.#migration = await this.#run("setup (migrations)", () => migrate(client, this.schema));
+        this.#schemaFound = this.#migration.version;
+      } else {
+        const version = await this.#run("setup (schema check)", (db) => schemaVersion(db, this.schema));
+        if (version !== 0 && version !== LATEST_SCHEMA_VERSION) {
+          throw new MoomemError(
+            version > LATEST_SCHEMA_VERSION ? "STORE_CORRUPTED" : "IO_FAILURE",
+            `${this.location} is at schema version ${version}, this moomem needs ${LATEST_SCHEMA_VERSION}; ${version > LATEST_SCHEMA_VERSION ? "upgrade moomem" : "run the migrations (PostgresBackend setup(), or open once with migrate: true)"}`,
+          );
+        }
+        if (version === 0 && !this.#readOnly) {
+          throw new MoomemError("IO_FAILURE", `${this.location} has no moomem tables and migrate is false; run the migrations first (PostgresBackend setup() with migrate: true)`);
+        }
+        this.#schemaFound = version;
+      }
+      return client;
+    })();
+    const ready = this.#ready;
+    ready.catch(() => {
+      if (this.#ready === ready) this.#ready = null;
+    });
+    return ready;
+  }
+
+  /**
+   * Runs a database call, once more after a dropped pooled connection, a
+   * deadlock or a serialization failure; other failures become `IO_FAILURE`
+   * (secrets masked). Only for calls that are safe to repeat.
+   */
+  async #run<T>(what: string, fn: (db: SqlClient) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await fn(this.#client!);
+      } catch (error) {
+        if (error instanceof MoomemError) throw error;
+        if (attempt < MAX_ATTEMPTS && (isConnectionError(error) || isRetryableConflict(error))) continue;
+        throw ioFailure(`${this.location}: ${what} failed`, error, this.#secrets);
+      }
+    }
+  }
+
+  /**
+   * One write transaction: the writer fence, then `body`. Retried whole after a
+   * failure before COMMIT that PostgreSQL rolled back (dropped connection,
+   * deadlock, serialization). When COMMIT itself fails, its answer is lost,
+   * not necessarily the write: the landmark `body` returned (an event it
+   * wrote) is looked up to tell which.
+   */
+  async #write(what: string, at: number | null, users: readonly string[], body: (tx: SqlQueryable, writeId: string) => Promise<Landmark | null>): Promise<void> {
+    const client = await this.#connect();
+    const writeId = randomId();
+    for (let attempt = 1; ; attempt++) {
+      let landmark: Landmark | null = null;
+      let committing = false;
+      try {
+        await client.transaction(async (tx) => {
+          const fence = await tx.query(`UPDATE ${this.#s}.meta SET last_write_at = coalesce($1, last_write_at) WHERE id = 1 AND writer_epoch = $2 RETURNING 1 AS ok`, [at, this.#epoch]);
+          if (fence.length === 0) {
+            throw new MoomemError(
+              "STORE_LOCKED",
+              `${this.location} was opened for writing by another process (or another store object) after this one; this ${what} changed nothing. Only the latest opener writes: close this store, or reopen it to take over`,
+            );
+          }
+          landmark = await body(tx, writeId);
+          committing = true;
+        });
+        for (const user of users) this.#touched.add(user);
+        await this.#refreshSize(false);
+        return;
+      } catch (error) {
+        if (error instanceof MoomemError && !committing) throw error;
+        if (committing) {
+          const landed = await this.#landed(landmark);
+          if (landed === true) {
+            for (const user of users) this.#touched.add(user);
+            await this.#refreshSize(false);
+            return;
+          }
+          if (landed === null) {
+            throw new MoomemError(
+              "IO_FAILURE",
+              redact(`${this.location}: the connection failed while committing this ${what} (${describeError(error)}), so it may or may not have been stored; the store's memory does not have it: reopen the store to see what the database kept`, this.#secrets),
+            );
+          }
+        }
+        if (attempt < MAX_ATTEMPTS && (isConnectionError(error) || isRetryableConflict(error))) continue;
+        throw ioFailure(`${this.location}: ${what} failed and nothing of it was stored`, error, this.#secrets);
+      }
+    }
+  }
+
+  /** Whether the transaction that wrote `landmark` committed: true, false, or null when the database cannot tell us now. */
+  async #landed(landmark: Landmark | null): Promise<boolean | null> {
+    if (landmark === null) return null;
+    try {
+      const rows = await this.#client!.query(`SELECT write_id FROM ${this.#s}.events WHERE user_id = $1 AND version = $2`, [landmark.userId, landmark.version]);
+      return rows[0]?.["write_id"] === landmark.writeId;
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * Writes operations inside a transaction: per-user advisory locks, the rows,
+   * then per operation and user one event and one version bump. Resolves to one
+   * event written (the landmark to check an uncertain COMMIT by).
+   */
+  async #writeOperations(tx: SqlQueryable, operations: EntryRecord[][], at: number, writeId: string): Promise<Landmark | null> {
+    const users = usersOf(operations);
+    if (users.length === 0) return null;
+    // Transaction-scoped (so PgBouncer's transaction pooling keeps them), one per user, taken in key order:
+    // two writers never wait on each other in a cycle, even when two users' keys collide.
+    await tx.query(
+      `SELECT pg_advisory_xact_lock(k) FROM (SELECT DISTINCT hashtextextended($1 || u, 0) AS k FROM jsonb_array_elements_text($2::jsonb) AS u ORDER BY k) AS keys`,
+      [`moomem:${this.schema}:`, JSON.stringify(users)],
+    );
+    // The latest version of each id in the group: one row per id per statement (PostgreSQL refuses an upsert touching a row twice).
+    const latest = new Map<string, EntryRecord>();
+    for (const op of operations) for (const entry of op) latest.set(entry.id, entry);
+    const rows = [...latest.values()];
+    for (let i = 0; i < rows.length; i += UPSERT_ROWS) {
+      const chunk = rows.slice(i, i + UPSERT_ROWS);
+      // An entry never changes user: a row whose id another user's entry holds is not updated, and the whole write is refused.
+      const upserted = await tx.query(
+        `INSERT INTO ${this.#s}.entries AS e (${ENTRY_COLUMNS}) ${entryRowsFromJson("$1")}
+         ON CONFLICT (id) DO UPDATE SET content = excluded.content, kind = excluded.kind, key = excluded.key,
+           status = excluded.status, created_at = excluded.created_at, updated_at = excluded.updated_at, seq = excluded.seq,
+           superseded_by = excluded.superseded_by, metadata = excluded.metadata, embedding = excluded.embedding
+         WHERE e.user_id = excluded.user_id
+         RETURNING id`,
+        [entriesJsonText(chunk)],
+      );
+      if (upserted.length !== chunk.length) {
+        const written = new Set(upserted.map((r) => r["id"]));
+        const clash = chunk.find((entry) => !written.has(entry.id))!;
+        throw new MoomemError(
+          "STORE_CORRUPTED",
+          `${this.location}: entry id ${JSON.stringify(clash.id)} is already stored for another user than ${JSON.stringify(clash.userId)}; nothing of this write was stored (an entry never moves between users)`,
+        );
+      }
+    }
+    const events: Array<{ op: number; user_id: string; changes: EntryChange[] }> = [];
+    operations.forEach((op, index) => {
+      const byUser = new Map<string, Map<string, EntryChange>>();
+      for (const entry of op) {
+        let changes = byUser.get(entry.userId);
+        if (changes === undefined) byUser.set(entry.userId, (changes = new Map()));
+        changes.set(entry.id, { id: entry.id, seq: entry.seq, status: entry.status });
+      }
+      for (const [userId, changes] of byUser) events.push({ op: index, user_id: userId, changes: [...changes.values()] });
+    });
+    const written = await tx.query(
+      `WITH incoming AS (
+         SELECT r.op, r.user_id, r.changes FROM jsonb_to_recordset($1::jsonb) AS r(op integer, user_id text, changes jsonb)
+       ), counts AS (
+         SELECT user_id, count(*) AS n FROM incoming GROUP BY user_id
+       ), bumped AS (
+         INSERT INTO ${this.#s}.users AS u (user_id, version, last_write_at)
+         SELECT user_id, n, $2 FROM counts
+         ON CONFLICT (user_id) DO UPDATE SET version = u.version + excluded.version, last_write_at = excluded.last_write_at
+         RETURNING user_id, version
+       )
+       INSERT INTO ${this.#s}.events (user_id, version, write_id, at, changes)
+       SELECT i.user_id, b.version - c.n + row_number() OVER (PARTITION BY i.user_id ORDER BY i.op), $3, $2, i.changes
+       FROM incoming i JOIN counts c USING (user_id) JOIN bumped b USING (user_id)
+       RETURNING user_id, version`,
+      [JSON.stringify(events), at, writeId],
+    );
+    this.#eventsSinceTrim += written.length;
+    const mark = written[0];
+    return mark === undefined ? null : { userId: String(mark["user_id"]), version: Number(numeric(mark["version"])), writeId };
+  }
+
+  /** Keeps the newest `keepEvents` events of each of these users; readers behind that reload the user. */
+  async #trimEvents(tx: SqlQueryable, users: string[]): Promise<void> {
+    const list = JSON.stringify(users);
+    await tx.query(
+      `UPDATE ${this.#s}.users SET trimmed_to = version - $2
+       WHERE user_id IN (SELECT jsonb_array_elements_text($1::jsonb)) AND version - $2 > trimmed_to`,
+      [list, this.#keepEvents],
+    );
+    await tx.query(
+      `DELETE FROM ${this.#s}.events e USING ${this.#s}.users u
+       WHERE u.user_id IN (SELECT jsonb_array_elements_text($1::jsonb)) AND e.user_id = u.user_id AND e.version <= u.trimmed_to`,
+      [list],
+    );
+  }
+
+  async #readAll(client: SqlClient): Promise<LoadedState> {
+    const { meta, entries } = await this.#run("load", (db) =>
+      db.transaction(async (tx) => {
+        await tx.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+        const [meta] = await tx.query(`SELECT format, embedder_id, embedder_dim, last_write_at FROM ${this.#s}.meta WHERE id = 1`);
+        return { meta, entries: await this.#pages(tx, "", []) };
+      }),
+    );
+    if (meta === undefined) throw new MoomemError("STORE_CORRUPTED", `${this.location}: the meta row is missing; the schema was not written by moomem (or was emptied by hand)`);
+    const format = Number(numeric(meta["format"]));
+    if (!Number.isSafeInteger(format) || format < 1) throw new MoomemError("STORE_CORRUPTED", `${this.location}: meta.format is ${JSON.stringify(String(meta["format"]))}, not a format version`);
+    if (format > POSTGRES_FORMAT_VERSION) {
+      throw new MoomemError("STORE_CORRUPTED", `${this.location} holds row format ${format}, newer than the ${POSTGRES_FORMAT_VERSION} this moomem reads; upgrade moomem to open it`);
+    }
+    const id = meta["embedder_id"];
+    const dim = numeric(meta["embedder_dim"]);
+    this.#embedder = typeof id === "string" && typeof dim === "number" ? { id, dim } : null;
+    const lastWriteAt = meta["last_write_at"];
+    this.#lastWriteAt = typeof lastWriteAt === "number" ? lastWriteAt : null;
+    await this.#refreshSize(true, client);
+    return { entries, embedder: this.#embedder, truncatedRecovered: 0, formatVersion: format, lastWriteAt: this.#lastWriteAt };
+  }
+
+  /** Entries in `seq` order, a page at a time (keyset on the unique seq), optionally filtered (`where` ends with AND; its params start at $2). */
+  async #pages(tx: SqlQueryable, where: string, params: unknown[]): Promise<EntryRecord[]> {
+    const entries: EntryRecord[] = [];
+    let after = -1;
+    for (;;) {
+      const rows = await tx.query(
+        `SELECT ${ENTRY_COLUMNS} FROM ${this.#s}.entries WHERE ${where} seq > $1 ORDER BY seq LIMIT ${PAGE_ROWS}`,
+        [after, ...params],
+      );
+      for (const row of rows) entries.push(this.#entryFromRow(row));
+      if (rows.length < PAGE_ROWS) return entries;
+      after = entries[entries.length - 1]!.seq;
+    }
+  }
+
+  #entryFromRow(row: SqlRow): EntryRecord {
+    try {
+      return entryFromRow(row);
+    } catch (error) {
+      throw new MoomemError("STORE_CORRUPTED", `${this.location}: entry ${JSON.stringify(String(row["id"]))} cannot be read: ${describeError(error)}`, { cause: error });
+    }
+  }
+
+  #eventFromRow(row: SqlRow): UserEvent {
+    const raw = typeof row["changes"] === "string" ? (JSON.parse(row["changes"]) as unknown) : row["changes"];
+    const changes = Array.isArray(raw) ? (raw as Array<Record<string, unknown>>) : [];
+    return {
+      version: Number(numeric(row["version"])),
+      at: Number(row["at"]),
+      writeId: String(row["write_id"]),
+      changes: changes.map((c) => ({ id: String(c["id"]), seq: Number(c["seq"]), status: c["status"] as EntryStatus })),
+    };
+  }
+
+  /** Re-reads the schema's size (all of it on load/compact; after appends at most once a second). A failure keeps the old number. */
+  async #refreshSize(always: boolean, client: SqlClient | null = this.#client): Promise<void> {
+    const now = Date.now();
+    if (client === null || (!always && now - this.#sizeAt < SIZE_REFRESH_MS)) return;
+    this.#sizeAt = now;
+    try {
+      const [row] = await client.query(
+        `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) AS bytes FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+         WHERE n.nspname = $1 AND c.relkind = 'r'`,
+        [this.schema],
+      );
+      const bytes = Number(numeric(row?.["bytes"]));
+      if (Number.isFinite(bytes)) this.#bytes = bytes;
+    } catch {
+      // Stats are informative; the write itself succeeded.
+    }
+  }
+
+  #checkUsable(operation: string): void {
+    if (this.#state === "closed") throw new MoomemError("STORE_CLOSED", `${this.location}: ${operation} after close(); open the store again`);
+  }
+
+  #writable(operation: string): void {
+    this.#checkUsable(operation);
+    if (this.#state !== "open") throw new MoomemError("STORE_CLOSED", `${this.location}: ${operation} before load(); call load() first`);
+    if (this.#readOnly) throw new MoomemError("READ_ONLY", `${this.location} was opened readOnly; ${operation} needs a writable PostgresBackend (readOnly: false)`);
+  }
+
+  async #shutdown(): Promise<void> {
+    const owned = this.#owned;
+    this.#owned = null;
+    if (owned !== null) {
+      try {
+        await owned.end();
+      } catch {
+        // Ending our own pool on the way out: nothing of the store's depends on it.
+      }
+    }
+  }
+}
+
+/**
+ * Splits a group into operations: a batch, or a run of batches chained by
+ * `continues`. A group ending in `continues: true` is refused, as by every backend.
+ */
+function splitOperations(batches: readonly Batch[], location: string): EntryRecord[][] {
+  const operations: EntryRecord[][] = [];
+  let current: EntryRecord[] = [];
+  batches.forEach((batch, i) => {
+    current.push(...batch.entries);
+    if (batch.continues === true) {
+      if (i === batches.length - 1) throw invalidArgument(`${location}: the last batch of an append call has continues: true; an operation must end inside the call`);
+      return;
+    }
+    if (current.length > 0) operations.push(current);
+    current = [];
+  });
+  return operations;
+}
+
+/** The distinct users of these operations, sorted. */
+function usersOf(operations: readonly EntryRecord[][]): string[] {
+  return [...new Set(operations.flatMap((op) => op.map((e) => e.userId)))].sort();
+}
+
+function randomId(): string {
+  const bytes = new Uint8Array(16);
+  globalThis.crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function checkUser(userId: unknown, operation: string): void {
+  if (typeof userId !== "string" || userId.length === 0) throw invalidArgument(`${operation}: userId must be a non-empty string, got ${JSON.stringify(userId) ?? String(userId)}`);
+}
+
+function checkInteger(value: unknown, name: string, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw invalidArgument(`PostgresBackend ${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(value) ?? String(value)}`);
+  }
+  return value;
+}
+
+function checkBoolean(value: unknown, name: string, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== "boolean") throw invalidArgument(`PostgresBackend ${name} must be true or false, got ${JSON.stringify(value) ?? String(value)}`);
+  return value;
+}

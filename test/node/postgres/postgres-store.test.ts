@@ -1,0 +1,256 @@
+// MemoryStore end to end on a real PostgreSQL server: every public operation, reopening, purge, isolation, secrets.
+
+import { describe, it, expect, beforeAll, afterAll } from "vitest";
+import fc from "fast-check";
+import type pg from "pg";
+import { MemoryStore, FixedClock, RawExtractor } from "../../../src/index.ts";
+import { PostgresBackend, type PostgresBackendOptions } from "../../../src/persistence/postgres/postgres-backend.ts";
+import { RuleExtractor, rejectsWith } from "../../helpers/scripted.ts";
+import { PASSWORD_ROLE, startCluster, type TestCluster } from "./cluster.ts";
+
+let cluster: TestCluster;
+let pool: pg.Pool;
+let schemas = 0;
+
+beforeAll(async () => {
+  cluster = await startCluster();
+  pool = cluster.pool();
+}, 180_000);
+
+afterAll(async () => {
+  await cluster?.destroy();
+});
+
+function freshSchema(): string {
+  return `s${process.pid}_${++schemas}`;
+}
+
+function backend(schema: string, options: Partial<PostgresBackendOptions> = {}): PostgresBackend {
+  return new PostgresBackend({ pool, schema, ...options });
+}
+
+const extractor = (): RuleExtractor => new RuleExtractor([{ pattern: /live in/, key: "home_city" }, { pattern: /allergic/, key: "allergy" }]);
+
+async function collect(lines: AsyncIterable<string>): Promise<string[]> {
+  const out: string[] = [];
+  for await (const line of lines) out.push(line);
+  return out;
+}
+
+/** Every row of every table of the schema, as text (whatever the column types). */
+async function everyRow(schema: string): Promise<string[]> {
+  const { rows: tables } = await pool.query("SELECT tablename FROM pg_tables WHERE schemaname = $1", [schema]);
+  expect(tables.map((t: { tablename: string }) => t.tablename).sort()).toEqual(["counters", "entries", "events", "meta", "migrations", "users"]);
+  const out: string[] = [];
+  for (const { tablename } of tables as Array<{ tablename: string }>) {
+    const { rows } = await pool.query(`SELECT t::text AS row FROM "${schema}"."${tablename}" t`);
+    for (const row of rows as Array<{ row: string }>) out.push(row.row);
+  }
+  return out;
+}
+
+describe("MemoryStore on PostgreSQL", () => {
+  it("add, recall, list, forget, restore, history, export and import work, and a second store object sees it all", async () => {
+    const schema = freshSchema();
+    const clock = new FixedClock(1_700_000_000_000);
+    const mem = await MemoryStore.open("pg", { backend: backend(schema), clock, extractor: extractor() });
+    await mem.add("alice", "I live in Beijing");
+    clock.advance(1000);
+    const moved = await mem.add("alice", "I live in Shenzhen");
+    expect(moved.superseded).toBe(1);
+    clock.advance(1000);
+    await mem.add("alice", "I am allergic to peanuts");
+    await mem.add("bob", "I live in Paris");
+    const hits = await mem.recall("alice", "where do I live?", { topK: 5 });
+    expect(hits[0]!.content).toBe("I live in Shenzhen");
+    const shenzhen = hits[0]!.id;
+    const history = await mem.history("alice", shenzhen);
+    expect(history.map((e) => [e.content, e.status])).toEqual([
+      ["I live in Beijing", "superseded"],
+      ["I live in Shenzhen", "active"],
+    ]);
+    const peanuts = (await mem.list("alice")).find((e) => e.content.includes("peanuts"))!.id;
+    expect(await mem.forget("alice", { id: peanuts })).toBe(1);
+    const beijing = history[0]!.id;
+    await mem.restore("alice", beijing);
+    const exported = await collect(mem.export({ userId: "alice" }));
+    const listed = await mem.list("alice");
+    const recallBefore = await mem.recall("alice", "where do I live?", { topK: 5 });
+    const statsBefore = await mem.stats();
+    await mem.close();
+
+    const again = await MemoryStore.open("pg", { backend: backend(schema), clock, extractor: extractor() });
+    expect(await again.recall("alice", "where do I live?", { topK: 5 })).toEqual(recallBefore);
+    expect(await again.list("alice")).toEqual(listed);
+    expect((await again.history("alice", shenzhen)).map((e) => e.content)).toEqual(["I live in Beijing", "I live in Shenzhen"]);
+    expect((await again.list("alice")).find((e) => e.id === beijing)?.status).toBe("active");
+    expect((await again.stats()).total).toBe(statsBefore.total);
+    expect(await collect(again.export({ userId: "alice" }))).toEqual(exported);
+    await again.close();
+
+    // Export from PostgreSQL into a memory store and back into another PostgreSQL schema: the same entries.
+    const copy = await MemoryStore.open(":memory:");
+    expect((await copy.import(exported)).entries).toBe(3);
+    const target = freshSchema();
+    const imported = await MemoryStore.open("pg", { backend: backend(target) });
+    const summary = await imported.import(await collect(copy.export()));
+    expect(summary).toMatchObject({ entries: 3, users: 1 });
+    const strip = (entries: Awaited<ReturnType<MemoryStore["list"]>>): unknown[] => entries.map(({ seq: _seq, ...rest }) => rest);
+    expect(strip(await imported.list("alice"))).toEqual(strip(await copy.list("alice")));
+    await imported.close();
+    const reread = await MemoryStore.open("pg", { backend: backend(target) });
+    expect(strip(await reread.list("alice"))).toEqual(strip(await copy.list("alice")));
+    await reread.close();
+    await copy.close();
+  });
+
+  it("forget with purge leaves the content in no table", async () => {
+    const schema = freshSchema();
+    const mem = await MemoryStore.open("pg", { backend: backend(schema), extractor: extractor() });
+    await mem.add("carol", "I live in Zanzibar-7731");
+    await mem.add("carol", "I am allergic to Quokka-5512");
+    await mem.add("dave", "I live in Oslo");
+    const [first] = await mem.list("carol");
+    expect(await mem.forget("carol", { id: first!.id })).toBe(1); // a plain forget first: deleted, content kept
+    expect((await everyRow(schema)).some((row) => row.includes("Zanzibar-7731"))).toBe(true);
+    expect(await mem.forget("carol", { all: true }, { purge: true })).toBe(2);
+    await mem.close(); // compaction too: no table may have kept it
+    const rows = await everyRow(schema);
+    for (const secret of ["Zanzibar-7731", "Quokka-5512", "home_city", "allergy"]) {
+      expect(rows.filter((row) => row.includes(secret) && !row.includes("Oslo"))).toEqual([]);
+    }
+    expect(rows.some((row) => row.includes("Oslo"))).toBe(true);
+    const again = await MemoryStore.open("pg", { backend: backend(schema) });
+    const purged = await again.list("carol");
+    expect(purged).toHaveLength(2);
+    for (const entry of purged) expect(entry.content).toBe("");
+    await again.close();
+  });
+
+  it("never returns another user's memory, for random users, texts and queries, after a reopen from PostgreSQL", async () => {
+    const words = ["peanut", "allergy", "beijing", "shenzhen", "cat", "dog", "salary", "password", "花生", "北京"];
+    const text = fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 5 }).map((w) => w.join(" "));
+    const user = fc.constantFrom("alice", "bob", "carol");
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(user, text), { minLength: 1, maxLength: 15 }), fc.array(fc.tuple(user, text), { minLength: 1, maxLength: 5 }), async (writes, queries) => {
+        const schema = freshSchema();
+        const writer = await MemoryStore.open("pg", { backend: backend(schema) });
+        for (const [u, t] of writes) await writer.add(u, `${u} secret ${t}`);
+        await writer.close();
+        const mem = await MemoryStore.open("pg", { backend: backend(schema) });
+        for (const [u, q] of queries) {
+          for (const mode of ["hybrid", "vector", "keyword"] as const) {
+            for (const h of await mem.recall(u, q, { topK: 100, mode })) {
+              expect(h.userId).toBe(u);
+              expect(h.content.startsWith(`${u} secret`)).toBe(true);
+            }
+          }
+          for (const e of await mem.list(u)) expect(e.userId).toBe(u);
+        }
+        await mem.close();
+        await pool.query(`DROP SCHEMA "${schema}" CASCADE`);
+      }),
+      { numRuns: 8 },
+    );
+  });
+
+  it("a second store object opening the same schema takes over; the first one's writes fail with STORE_LOCKED and leave its memory unchanged", async () => {
+    const schema = freshSchema();
+    const first = await MemoryStore.open("pg", { backend: backend(schema) });
+    await first.add("u", "first fact");
+    const second = await MemoryStore.open("pg", { backend: backend(schema) });
+    const error = await rejectsWith(first.add("u", "written after the takeover"), "STORE_LOCKED");
+    expect(error.message).toContain("changed nothing");
+    expect((await first.list("u")).map((e) => e.content)).toEqual(["first fact"]);
+    await second.add("u", "second fact");
+    expect((await second.list("u")).map((e) => e.content).sort()).toEqual(["first fact", "second fact"]);
+    await second.close();
+    await first.close(); // taken over: its compaction has nothing to record, so closing stays quiet
+    const reread = await MemoryStore.open("pg", { backend: backend(schema) });
+    expect((await reread.list("u")).map((e) => e.content).sort()).toEqual(["first fact", "second fact"]);
+    await reread.close();
+  });
+
+  it("a store opened read-only on a read-only backend reads while a writer works, and writes nothing", async () => {
+    const schema = freshSchema();
+    const writer = await MemoryStore.open("pg", { backend: backend(schema) });
+    await writer.add("u", "I like tea");
+    const reader = await MemoryStore.open("pg", { backend: backend(schema, { readOnly: true }), readOnly: true });
+    expect((await reader.recall("u", "tea")).map((h) => h.content)).toEqual(["I like tea"]);
+    await rejectsWith(reader.add("u", "nope"), "READ_ONLY");
+    await writer.add("u", "I like coffee"); // the writer was not fenced by the reader
+    await reader.close();
+    await writer.close();
+  });
+
+  it("content PostgreSQL text cannot hold (U+0000, an unpaired surrogate) fails that add with IO_FAILURE; nothing is stored and the store goes on", async () => {
+    const schema = freshSchema();
+    // The raw extractor hands the text to the backend as it is (the default one may split or drop it).
+    const mem = await MemoryStore.open("pg", { backend: backend(schema), extractor: new RawExtractor() });
+    await mem.add("u", "before");
+    for (const bad of ["nul \u0000 inside", "lone \ud800 surrogate"]) {
+      const error = await rejectsWith(mem.add("u", bad), "IO_FAILURE");
+      expect(error.message).toContain("nothing of it was stored");
+    }
+    expect((await rejectsWith(mem.add("u", "fine", { metadata: { note: "nul \u0000" } }), "IO_FAILURE")).message).toContain("U+0000");
+    await mem.add("u", "after");
+    await mem.close();
+    const again = await MemoryStore.open("pg", { backend: backend(schema) });
+    expect((await again.list("u")).map((e) => e.content).sort()).toEqual(["after", "before"]);
+    await again.close();
+  });
+});
+
+describe("PostgreSQL credentials are never printed", () => {
+  const password = "Sup3r-Secret_pw%21";
+  const decoded = decodeURIComponent(password);
+
+  beforeAll(async () => {
+    await pool.query(`CREATE ROLE ${PASSWORD_ROLE} LOGIN PASSWORD '${decoded}'`);
+    await pool.query(`GRANT CREATE ON DATABASE postgres TO ${PASSWORD_ROLE}`);
+  });
+
+  function expectNoSecret(text: string): void {
+    expect(text).not.toContain(password);
+    expect(text).not.toContain(decoded);
+    expect(text).not.toContain("Sup3r");
+  }
+
+  it("works with the right password, and the location shows no password", async () => {
+    const b = new PostgresBackend({ connectionString: `postgres://${PASSWORD_ROLE}:${password}@127.0.0.1:${cluster.port}/postgres`, schema: freshSchema() });
+    expectNoSecret(b.location);
+    expect(b.location).toContain(`${PASSWORD_ROLE}@127.0.0.1:${cluster.port}/postgres`);
+    const mem = await MemoryStore.open("pg", { backend: b });
+    await mem.add("u", "hello");
+    expectNoSecret(JSON.stringify(await mem.stats()));
+    await mem.close(); // ends the pool it made
+  });
+
+  it("a wrong password, a refused connection and a bad key=value string give IO_FAILURE without the password", async () => {
+    const cases = [
+      `postgres://${PASSWORD_ROLE}:${password}x@127.0.0.1:${cluster.port}/postgres`,
+      `postgres://${PASSWORD_ROLE}:${password}@127.0.0.1:1/postgres`,
+      `postgres://${PASSWORD_ROLE}@127.0.0.1:${cluster.port}/postgres?password=${password}x`,
+      `host=127.0.0.1 port=${cluster.port} user=${PASSWORD_ROLE} password=${decoded}x dbname=postgres`,
+    ];
+    for (const connectionString of cases) {
+      const b = new PostgresBackend({ connectionString, schema: freshSchema() });
+      expectNoSecret(b.location);
+      const error = await rejectsWith(MemoryStore.open("pg", { backend: b }), "IO_FAILURE");
+      expectNoSecret(error.message);
+      expectNoSecret(String(error.stack));
+      expectNoSecret(JSON.stringify(error, Object.getOwnPropertyNames(error)));
+    }
+  });
+
+  it("the pool a host passes keeps its password out of messages too", async () => {
+    const { default: pgModule } = await import("pg");
+    const hostPool = new pgModule.Pool({ host: "127.0.0.1", port: cluster.port, user: PASSWORD_ROLE, password: `${decoded}x`, database: "postgres" });
+    hostPool.on("error", () => undefined);
+    const b = new PostgresBackend({ pool: hostPool, schema: freshSchema() });
+    expectNoSecret(b.location);
+    const error = await rejectsWith(MemoryStore.open("pg", { backend: b }), "IO_FAILURE");
+    expectNoSecret(error.message);
+    await hostPool.end();
+  });
+});
