@@ -95,6 +95,8 @@ for f in "${node_dir_tests[@]}"; do bun_node+=("./$f"); done
 run_step "build (tsc)" tsc -p tsconfig.json
 run_step "typecheck (src, tests, tools)" tsc -p tsconfig.check.json
 run_step "lint (eslint)" eslint .
+# Imports point down the layers of scripts/layers.ts, and docs/architecture.md's picture of them is current (`npm run deps`).
+run_step "layers + dependency picture" tsx scripts/dependency-graph.ts --check
 run_step "node: vitest" vitest run --project node
 run_step "chromium: vitest browser mode" vitest run --project chromium
 run_step "bun: shared suite" "${bun_shared[@]}"
