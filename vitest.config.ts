@@ -16,6 +16,12 @@ const chromiumArgs = [
 
 const include = ["src/**/*.test.ts", "test/**/*.test.ts"];
 
+// Timeouts are hang detectors, never speed requirements (docs/decisions.md, "Tests never depend on machine
+// speed"): the slowest test takes ~10 s alone on 2 cores and up to 10× that on a loaded machine. The same
+// values are given to Bun (scripts/test-all.sh) and to Deno (test/shims/vitest-on-deno.ts).
+const testTimeout = 300_000;
+const hookTimeout = 600_000;
+
 export default defineConfig({
   test: {
     projects: [
@@ -23,6 +29,8 @@ export default defineConfig({
         test: {
           name: "node",
           include,
+          testTimeout,
+          hookTimeout,
           environment: "node",
           setupFiles: ["fake-indexeddb/auto"],
         },
@@ -31,6 +39,8 @@ export default defineConfig({
         test: {
           name: "chromium",
           include,
+          testTimeout,
+          hookTimeout,
           // Node-only suites (real files, child processes) cannot run in a page.
           exclude: ["test/node/**", "**/node_modules/**"],
           browser: {

@@ -80,10 +80,12 @@ deno_shared=(deno test --quiet --no-lock --allow-env --allow-read --config deno.
 # -A: these suites write files and spawn processes (the file lock also reads /proc, which Deno gates behind -A).
 deno_node=(deno test --quiet --no-lock -A --config deno.test.json --preload test/shims/idb-preload.ts "${node_dir_tests[@]}")
 # The same shared list as Deno and vitest (plain `bun test` finds the same files through bunfig.toml).
-bun_shared=(bun test)
+# bun test's default per-test timeout is 5 s: give it the suite's hang detector (vitest.config.ts).
+BUN_TIMEOUT_MS=300000
+bun_shared=(bun test --timeout "$BUN_TIMEOUT_MS")
 for f in "${shared_tests[@]}"; do bun_shared+=("./$f"); done
 # bunfig.toml ignores test/node/; a path-ignore flag on the command line replaces that list.
-bun_node=(bun test --path-ignore-patterns='dist/**' --path-ignore-patterns='node_modules/**')
+bun_node=(bun test --timeout "$BUN_TIMEOUT_MS" --path-ignore-patterns='dist/**' --path-ignore-patterns='node_modules/**')
 for f in "${node_dir_tests[@]}"; do bun_node+=("./$f"); done
 
 run_step "build (tsc)" tsc -p tsconfig.json

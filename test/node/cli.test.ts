@@ -24,7 +24,7 @@ let temp = "";
 beforeAll(async () => {
   await ensureBuilt();
   temp = makeTempDir("cli");
-}, 180_000);
+});
 afterAll(() => {
   removeDir(temp);
 });
