@@ -24,6 +24,7 @@ NODE_ONLY_TESTS=(
   test/node/openai/cli-llm.test.ts  # spawns the built bin with node: same
   test/node/optional-peers.test.ts  # runs the built package in node child processes: same
   test/node/chromium-missing.test.ts  # runs node and vitest (the chromium project) in child processes: same
+  test/node/package-contents.test.ts  # asks npm what the tarball holds: nothing runtime-specific
 )
 
 declare -a names=() times=() results=()
@@ -98,7 +99,8 @@ for f in "${shared_tests[@]}"; do bun_shared+=("./$f"); done
 bun_node=(bun test --timeout "$BUN_TIMEOUT_MS" --path-ignore-patterns='dist/**' --path-ignore-patterns='node_modules/**')
 for f in "${node_dir_tests[@]}"; do bun_node+=("./$f"); done
 
-run_step "build (tsc)" tsc -p tsconfig.json
+# npm run build empties dist/ first, so no file of an older build (a stale .map, a removed module) ships.
+run_step "build (tsc)" npm run --silent build
 run_step "typecheck (src, tests, tools)" tsc -p tsconfig.check.json
 run_step "lint (eslint)" eslint .
 run_step "node: vitest" vitest run --project node
