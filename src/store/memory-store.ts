@@ -26,6 +26,7 @@ import { MemoryBackend } from "../persistence/memory-backend.ts";
 import { MoomemError, invalidArgument } from "../errors.ts";
 import { SystemClock } from "../clock.ts";
 import { HashingEmbedder } from "../embedding/hashing-embedder.ts";
+import { StoredEmbedder } from "../embedding/stored-embedder.ts";
 import { RawExtractor } from "../ingest/raw-extractor.ts";
 import { SimilarityJudge, type JudgeCandidate } from "../ingest/similarity-judge.ts";
 import { ExtractionGuard, extractFacts, type PreparedFact } from "../ingest/extract.ts";
@@ -326,6 +327,7 @@ export class MemoryStore {
     if (reembed && readOnly) throw invalidArgument("open: reembed rewrites the store, so it cannot be combined with readOnly");
 
     const loaded = await backend.load();
+    if (embedder instanceof StoredEmbedder) embedder.adopt(loaded.embedder);
     const identity: EmbedderIdentity = { id: embedder.id ?? `custom/${embedder.dim}`, dim: embedder.dim };
     const mismatch = loaded.embedder !== null && (loaded.embedder.id !== identity.id || loaded.embedder.dim !== identity.dim);
     try {

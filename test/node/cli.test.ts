@@ -17,8 +17,9 @@ const CORRECTION = "I am allergic to peanuts, please never suggest peanut desser
 const ALLERGY_ZH = "我对花生过敏，不要推荐花生做的菜";
 const CORRECTION_ZH = "我对花生过敏，不要推荐花生做的甜点";
 
-// Each test spawns several processes; a machine busy with other work can make that slow.
-const TEST_TIMEOUT_MS = 60_000;
+// Each test spawns several processes; a machine busy with other work can make that slow (a hang
+// detector, as everywhere in the suite: vitest.config.ts).
+const TEST_TIMEOUT_MS = 300_000;
 
 let temp = "";
 beforeAll(async () => {

@@ -31,7 +31,7 @@ export const forgetCommand: Command = {
       throw usageError(ctx.name, ctx.positionals.length === 0 ? "forget needs an entry id, or --all" : `forget takes one entry id, got ${ctx.positionals.length}`);
     }
     const id = ctx.positionals[0];
-    const store = await ctx.open({ readOnly: false });
+    const store = await ctx.open({ readOnly: false, embeds: false });
     const forgotten = await store.forget(user, id === undefined ? { all: true } : { id }, purge ? { purge: true } : undefined);
     if (ctx.out.json) {
       ctx.out.data({ forgotten, purged: purge });

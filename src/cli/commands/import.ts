@@ -42,7 +42,7 @@ export const importCommand: Command = {
     let completed = false;
     let summary;
     try {
-      const store = await ctx.open({ readOnly: false });
+      const store = await ctx.open({ readOnly: false, embeds: true });
       summary = await store.import(source);
       completed = true;
     } finally {

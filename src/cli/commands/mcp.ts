@@ -24,7 +24,7 @@ export const mcpCommand: Command = {
     process.once("SIGINT", onSignal);
     process.once("SIGTERM", onSignal);
     try {
-      await runMcpServer({ dir: ctx.dir, storeOptions: buildOpenOptions(ctx.values, ctx.io.env, { readOnly: false }), signal: stop.signal });
+      await runMcpServer({ dir: ctx.dir, storeOptions: buildOpenOptions(ctx.values, ctx.io.env, { readOnly: false, embeds: true }), signal: stop.signal });
     } finally {
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);

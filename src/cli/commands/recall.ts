@@ -37,7 +37,7 @@ export const recallCommand: Command = {
       if (!MODES.includes(mode as RecallMode)) throw usageError(ctx.name, `--mode must be one of ${MODES.join(", ")}, got ${JSON.stringify(mode)}`);
       options.mode = mode as RecallMode;
     }
-    const store = await ctx.open({ readOnly: true });
+    const store = await ctx.open({ readOnly: true, embeds: true });
     const hits = await store.recall(user, query, options);
     if (ctx.out.json) {
       ctx.out.data(hits);

@@ -70,12 +70,14 @@ describe("moomem --llm --embed", () => {
     expect(active.map((e) => e.content)).toEqual(["User lives in Oslo"]);
   });
 
-  it("exits 2 naming every missing setting", async () => {
-    const r = await runMoomem(["--dir", dir, "--llm", "--embed", "stats"], { env: { MOOMEM_LLM_BASE_URL: "https://api.deepseek.com/v1" } });
+  it("exits 2 naming every missing setting (for a command that uses them: stats never does)", async () => {
+    const r = await runMoomem(["--dir", dir, "--llm", "--embed", "add", "-u", "u1", "I live in Rome"], { env: { MOOMEM_LLM_BASE_URL: "https://api.deepseek.com/v1" } });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^moomem: INVALID_ARGUMENT: /);
     expect(r.stderr).toContain("MOOMEM_LLM_MODEL is not set");
     expect(r.stderr).toContain("MOOMEM_LLM_API_KEY is not set");
     expect(r.stderr).toContain("MOOMEM_EMBED_DIM is not set");
+    const stats = await runMoomem(["--dir", dir, "--llm", "--embed", "--json", "stats"], { env: { MOOMEM_LLM_BASE_URL: "https://api.deepseek.com/v1" } });
+    expect(stats.code, stats.stderr).toBe(0);
   });
 });
