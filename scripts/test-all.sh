@@ -25,6 +25,8 @@ NODE_ONLY_TESTS=(
   test/node/optional-peers.test.ts  # runs the built package in node child processes: same
   test/node/chromium-missing.test.ts  # runs node and vitest (the chromium project) in child processes: same
   test/node/package-contents.test.ts  # asks npm what the tarball holds: nothing runtime-specific
+  test/node/openai/cli-embedder.test.ts  # spawns the built bin with node
+  test/node/openai/cli-import-interrupt.test.ts  # spawns the built bin with node
 )
 
 declare -a names=() times=() results=()

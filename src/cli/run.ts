@@ -5,6 +5,7 @@ import { GLOBAL_OPTIONS, type OptionSpecs, flag, parseCommandArgs, splitCommand,
 import type { CommandContext, Store } from "./command.ts";
 import { COMMANDS, findCommand } from "./commands/registry.ts";
 import { forCli, type CliErrorContext } from "./cli-errors.ts";
+import { Interrupted } from "./interrupt.ts";
 import { commandHelp, toolHelp } from "./help.ts";
 import { type CliIo, errorMessage } from "./io.ts";
 import { OPEN_OPTIONS, buildOpenOptions, type OpenIntent } from "./open-options.ts";
@@ -97,6 +98,10 @@ function unknownCommand(name: string): MoomemError {
 
 /** Prints `moomem: <CODE>: <message>` and returns the exit status for it. */
 export function report(io: CliIo, error: unknown): number {
+  if (error instanceof Interrupted) {
+    io.stderr.write(`moomem: INTERRUPTED: ${error.message}\n`);
+    return error.status;
+  }
   if (isMoomemError(error)) {
     io.stderr.write(`moomem: ${error.code}: ${error.message}\n`);
     return error.code === "INVALID_ARGUMENT" || error.code === "INVALID_USER_ID" ? EXIT_USAGE : EXIT_STORE_ERROR;

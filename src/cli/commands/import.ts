@@ -4,6 +4,7 @@ import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { MoomemError } from "../../node.ts";
 import { type Command, type CommandContext, requireOne } from "../command.ts";
+import { Interrupted, watchInterrupts } from "../interrupt.ts";
 import { errorMessage } from "../io.ts";
 import { formatBytes, plural } from "../output.ts";
 import { createProgress, type Progress } from "../progress.ts";
@@ -20,6 +21,8 @@ export const importCommand: Command = {
     "Entries keep their ids, statuses, supersede chains, times and metadata; vectors",
     'made by another embedder are recomputed. "-" reads the export from stdin.',
     "Skipped lines are blank lines, the export header, and entries already in the store.",
+    "Ctrl-C while the input is read imports nothing; once it is read, the import finishes",
+    "(a second Ctrl-C stops at once: the import is then whole or absent, so run it again).",
     "",
     "examples:",
     "  moomem --dir ./restored import backup.jsonl",
@@ -27,25 +30,43 @@ export const importCommand: Command = {
   ],
   async run(ctx: CommandContext): Promise<void> {
     const file = requireOne(ctx, "the .jsonl file to import (or - for stdin)");
+    const name = file === "-" ? "stdin" : file;
     let source: AsyncIterable<string>;
+    let input: NodeJS.ReadableStream;
     let progress: Progress | undefined;
     if (file === "-") {
-      ctx.io.stdin.setEncoding("utf8");
-      source = linesOf(ctx.io.stdin as AsyncIterable<string>, "stdin", () => undefined);
+      input = ctx.io.stdin;
+      input.setEncoding("utf8");
+      source = linesOf(input as AsyncIterable<string>, name, () => undefined, () => watch.commit());
     } else {
       const size = await fileSize(file);
       const stream = createReadStream(file, { encoding: "utf8" });
+      input = stream;
       const bar = createProgress(ctx.io.stderr, { label: "importing", total: size, format: formatBytes, minTotal: PROGRESS_MIN_BYTES });
       progress = bar;
-      source = linesOf(stream, file, () => bar.update(stream.bytesRead));
+      source = linesOf(stream, file, () => bar.update(stream.bytesRead), () => watch.commit());
     }
+    // The store reads the whole input before it writes anything (one bad line imports nothing): a
+    // Ctrl-C until then stops the reading and leaves the store unchanged; after it, the import finishes.
+    const watch = watchInterrupts(
+      {
+        stop: () => (input as { destroy?: (error: Error) => void }).destroy?.(new Interrupted(`stopped while reading ${name}`)),
+        finishing: () => ctx.out.notice("Ctrl-C: the whole input was read, so the import is finishing (all or nothing); press Ctrl-C again to stop at once"),
+        abandoned: () => "stopped while the import was being written; it is all or nothing: run it again to be sure (entries already there are skipped)",
+      },
+      ctx.io.stderr,
+    );
     let completed = false;
     let summary;
     try {
       const store = await ctx.open({ readOnly: false, embeds: true });
       summary = await store.import(source);
       completed = true;
+    } catch (error) {
+      if (watch.stopped) throw new Interrupted(`stopped while reading ${name}; nothing was imported, the store is unchanged`);
+      throw error;
     } finally {
+      watch.end();
       progress?.finish(completed);
     }
     if (ctx.out.json) {
@@ -72,7 +93,7 @@ async function fileSize(file: string): Promise<number> {
  * Whole lines (each ending in "\n", so the store numbers them right) from a
  * text stream, one chunk in memory at a time. A read failure becomes IO_FAILURE.
  */
-async function* linesOf(chunks: AsyncIterable<string>, name: string, onChunk: () => void): AsyncGenerator<string> {
+async function* linesOf(chunks: AsyncIterable<string>, name: string, onChunk: () => void, onEnd: () => void): AsyncGenerator<string> {
   let pending = "";
   let first = true;
   try {
@@ -90,5 +111,6 @@ async function* linesOf(chunks: AsyncIterable<string>, name: string, onChunk: ()
   } catch (error) {
     throw new MoomemError("IO_FAILURE", `import: reading ${name} failed: ${errorMessage(error)}; nothing was imported`, { cause: error });
   }
+  onEnd();
   if (pending.length > 0) yield pending + "\n";
 }

@@ -99,4 +99,31 @@ describe("demo/llm/run.ts", () => {
     expect(extractions.length).toBe(3);
     expect(JSON.stringify(extractions[2]!.body)).not.toContain("moomem-context");
   });
+
+  it("leaves no temp folder behind when it made its own (no MOOMEM_DEMO_DIR)", async () => {
+    const tmp = mkdtempSync(join(tmpdir(), "moomem-demo-tmp-"));
+    try {
+      const { code, stdout, stderr } = await runDemo({
+        TMPDIR: tmp,
+        MOOMEM_LLM_BASE_URL: server.baseURL,
+        MOOMEM_LLM_API_KEY: KEY,
+        MOOMEM_LLM_MODEL: "deepseek-chat",
+        MOOMEM_EMBED_BASE_URL: server.baseURL,
+        MOOMEM_EMBED_API_KEY: KEY,
+        MOOMEM_EMBED_MODEL: "text-embedding-v3",
+        MOOMEM_EMBED_DIM: "64",
+      });
+      expect(stderr).toBe("");
+      expect(code).toBe(0);
+      expect(stdout).toMatch(/store: {7}\S*moomem-llm-demo-\S+ \(a temp folder, removed at the end; set MOOMEM_DEMO_DIR to keep one\)/);
+      // (tsx keeps its own cache there: only the demo's folders count.)
+      const demoFolders = (): string[] => readdirSync(tmp).filter((name) => name.startsWith("moomem-"));
+      expect(demoFolders()).toEqual([]);
+      // A run that stops early (missing settings) makes none.
+      expect((await runDemo({ TMPDIR: tmp })).code).toBe(2);
+      expect(demoFolders()).toEqual([]);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
 });
