@@ -27,6 +27,7 @@ NODE_ONLY_TESTS=(
   test/node/package-contents.test.ts  # asks npm what the tarball holds: nothing runtime-specific
   test/node/openai/cli-embedder.test.ts  # spawns the built bin with node
   test/node/openai/cli-import-interrupt.test.ts  # spawns the built bin with node
+  test/node/readme.test.ts       # npm pack + install, tsc and tsx in child processes: nothing runtime-specific
 )
 
 declare -a names=() times=() results=()
