@@ -37,20 +37,22 @@ export const importCommand: Command = {
     if (file === "-") {
       input = ctx.io.stdin;
       input.setEncoding("utf8");
-      source = linesOf(input as AsyncIterable<string>, name, () => undefined, () => watch.commit());
+      source = linesOf(input as AsyncIterable<string>, name, () => undefined, () => watch.commit(), () => watch.stopped);
     } else {
       const size = await fileSize(file);
       const stream = createReadStream(file, { encoding: "utf8" });
       input = stream;
       const bar = createProgress(ctx.io.stderr, { label: "importing", total: size, format: formatBytes, minTotal: PROGRESS_MIN_BYTES });
       progress = bar;
-      source = linesOf(stream, file, () => bar.update(stream.bytesRead), () => watch.commit());
+      source = linesOf(stream, file, () => bar.update(stream.bytesRead), () => watch.commit(), () => watch.stopped);
     }
     // The store reads the whole input before it writes anything (one bad line imports nothing): a
     // Ctrl-C until then stops the reading and leaves the store unchanged; after it, the import finishes.
+    // The input is destroyed without an error: an "error" event could come before anyone listens (the
+    // store may still be opening) and crash the process; linesOf sees the stop and ends the import.
     const watch = watchInterrupts(
       {
-        stop: () => (input as { destroy?: (error: Error) => void }).destroy?.(new Interrupted(`stopped while reading ${name}`)),
+        stop: () => (input as { destroy?: () => void }).destroy?.(),
         finishing: () => ctx.out.notice("Ctrl-C: the whole input was read, so the import is finishing (all or nothing); press Ctrl-C again to stop at once"),
         abandoned: () => "stopped while the import was being written; it is all or nothing: run it again to be sure (entries already there are skipped)",
       },
@@ -91,9 +93,10 @@ async function fileSize(file: string): Promise<number> {
 
 /**
  * Whole lines (each ending in "\n", so the store numbers them right) from a
- * text stream, one chunk in memory at a time. A read failure becomes IO_FAILURE.
+ * text stream, one chunk in memory at a time. A read failure becomes IO_FAILURE;
+ * a stop (Ctrl-C: the stream was destroyed) ends it with {@link Interrupted}.
  */
-async function* linesOf(chunks: AsyncIterable<string>, name: string, onChunk: () => void, onEnd: () => void): AsyncGenerator<string> {
+async function* linesOf(chunks: AsyncIterable<string>, name: string, onChunk: () => void, onEnd: () => void, stopped: () => boolean): AsyncGenerator<string> {
   let pending = "";
   let first = true;
   try {
@@ -109,8 +112,11 @@ async function* linesOf(chunks: AsyncIterable<string>, name: string, onChunk: ()
       pending = pending.slice(start);
     }
   } catch (error) {
+    if (stopped()) throw new Interrupted(`stopped while reading ${name}`);
     throw new MoomemError("IO_FAILURE", `import: reading ${name} failed: ${errorMessage(error)}; nothing was imported`, { cause: error });
   }
+  // A stream destroyed before or while it was read may also just end: that is not the whole input.
+  if (stopped()) throw new Interrupted(`stopped while reading ${name}`);
   onEnd();
   if (pending.length > 0) yield pending + "\n";
 }

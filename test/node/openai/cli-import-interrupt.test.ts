@@ -84,13 +84,16 @@ async function daveCount(dir: string): Promise<number> {
 }
 
 describe("Ctrl-C during moomem import", () => {
-  it("while the input is still being read: exit 130, says nothing was imported, and nothing was", async () => {
-    const { lines } = await exportFile("reading");
-    const dir = join(temp, "reading");
+  // Ctrl-C while the store is still opening (its folder is there, the input not yet read), or once it
+  // reads the input (its lock is there): the same answer.
+  for (const [when, path] of [["while the store opens", "moomem"], ["while the input is still being read", "moomem/LOCK"]] as const) {
+  it(`${when}: exit 130, says nothing was imported, and nothing was`, async () => {
+    const { lines } = await exportFile(`reading-${path.length}`);
+    const dir = join(temp, `reading-${path.length}`);
     const run = start(["--dir", dir, "import", "-"]);
-    // Half the export, and the input left open: the import is reading when the store's lock appears.
+    // Half the export, and the input left open.
     run.child.stdin!.write(lines.slice(0, 2).join(""));
-    await until(() => existsSync(join(dir, "moomem", "LOCK")));
+    await until(() => existsSync(join(dir, path)) || run.ended());
     run.child.kill("SIGINT");
     const { code, stdout, stderr } = await run.exited;
     expect(code).toBe(130);
@@ -98,6 +101,7 @@ describe("Ctrl-C during moomem import", () => {
     expect(stderr).toBe("moomem: INTERRUPTED: stopped while reading stdin; nothing was imported, the store is unchanged\n");
     expect(await daveCount(dir)).toBe(0);
   });
+  }
 
   it("once the input is read: the import finishes and says so; exit 0", async () => {
     const { file } = await exportFile("finishing");
