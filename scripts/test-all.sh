@@ -113,7 +113,8 @@ run_step "bun: test/node (files)" "${bun_node[@]}"
 run_step "deno: shared suite" "${deno_shared[@]}"
 run_step "deno: test/node (files)" "${deno_node[@]}"
 run_step "package: publint --strict" publint --strict
-run_step "package: attw (esm-only)" attw --pack . --profile esm-only
+# attw packs the package; without scripts, so npm's prepack does not build dist/ a second time.
+run_step "package: attw (esm-only)" env npm_config_ignore_scripts=true attw --pack . --profile esm-only
 
 summary
 printf '%-34s %8s ms\n' "total" "$(($(now_ms) - total_start))"
