@@ -26,8 +26,10 @@ export const LAYERS: readonly Layer[] = [
   { name: "prompt blocks", units: ["context/"] },
   { name: "the store", units: ["store/"] },
   { name: "the add pipeline", units: ["ingest/"] },
-  { name: "search and storage", units: ["fusion/", "indexes/", "persistence/"] },
+  { name: "search", units: ["fusion/", "indexes/"] },
   { name: "embedding", units: ["embedding/"] },
+  // Below embedding/ because embedding/stored-embedder.ts takes the EmbedderIdentity type from persistence/backend.ts.
+  { name: "storage", units: ["persistence/"] },
   { name: "text and time", units: ["text/", "clock.ts"] },
   { name: "shared shapes", units: ["types.ts", "errors.ts", "describe-value.ts"] },
 ];

@@ -28,6 +28,7 @@ import { MoomemError, invalidArgument } from "../errors.ts";
 import { SystemClock } from "../clock.ts";
 import { HashingEmbedder } from "../embedding/hashing-embedder.ts";
 import { PatternExtractor } from "../ingest/pattern-extractor.ts";
+import { StoredEmbedder } from "../embedding/stored-embedder.ts";
 import { RawExtractor } from "../ingest/raw-extractor.ts";
 import { nothingFromUser } from "../ingest/transcript.ts";
 import { sharesContent } from "../text/relevance-floor.ts";
@@ -350,7 +351,7 @@ export class MemoryStore {
     checkKnownKeys(o, OPEN_KEYS, "open");
     const embedder = (o["embedder"] as Embedder | undefined) ?? new HashingEmbedder();
     checkPlugin(embedder, "embedder", ["embed"]);
-    const identity: EmbedderIdentity = readEmbedderIdentity(embedder);
+    let identity: EmbedderIdentity = readEmbedderIdentity(embedder);
     const extractor = (o["extractor"] as Extractor | undefined) ?? new PatternExtractor();
     checkPlugin(extractor, "extractor", ["extract"]);
     checkExtractorMode(extractor);
@@ -402,6 +403,11 @@ export class MemoryStore {
     if (reembed && readOnly) throw invalidArgument("open: reembed rewrites the store, so it cannot be combined with readOnly");
 
     const loaded = await callBackend(backend.location, "loading", () => backend.load());
+    // The CLI's commands that never embed open with whatever embedder the store recorded (src/embedding/stored-embedder.ts).
+    if (embedder instanceof StoredEmbedder) {
+      embedder.adopt(loaded.embedder);
+      identity = readEmbedderIdentity(embedder);
+    }
     const mismatch = loaded.embedder !== null && (loaded.embedder.id !== identity.id || loaded.embedder.dim !== identity.dim);
     try {
       if (mismatch && !reembed) checkEmbedderMatch(loaded.embedder, identity, backend.location);

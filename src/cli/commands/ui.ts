@@ -35,7 +35,7 @@ export const uiCommand: Command = {
     const writable = flag(ctx.values, "write");
     // Loaded on demand: the other commands never load the HTTP server or the page.
     const { startInspector } = await import("../../inspector/start.ts");
-    const openOptions = buildOpenOptions(ctx.values, ctx.io.env, { readOnly: !writable });
+    const openOptions = buildOpenOptions(ctx.values, ctx.io.env, { readOnly: !writable, embeds: true });
     const open = async (): Promise<Store> => {
       try {
         return await MemoryStore.open(ctx.dir, openOptions);
