@@ -542,5 +542,5 @@ describe("EntryState against a reference model (seeded, bounded by runs)", () =>
         throw new Error(`seed ${seed}: ${String(error)}`, { cause: error });
       }
     }
-  }, 120_000); // bounded by runs, not time: the timeout only keeps a loaded machine from failing it
+  });
 });
