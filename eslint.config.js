@@ -46,9 +46,9 @@ const NODE_ONLY = [
   "src/mcp/**",
   // The inspector's server (its page, under src/inspector/page/, runs in a browser and stays under the core rules).
   "src/inspector/*.ts",
-  "src/persistence/node-*.ts",
-  "src/persistence/file-backend.ts",
-  "src/persistence/file-lock.ts",
+  "src/persistence/file/node-*.ts",
+  "src/persistence/file/file-backend.ts",
+  "src/persistence/file/file-lock.ts",
   "test/node/**",
   "test/shims/**",
 ];

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Batch } from "../src/persistence/backend.ts";
 import type { EntryRecord, SyncMode } from "../src/types.ts";
-import { FileBackend } from "../src/persistence/file-backend.ts";
+import { FileBackend } from "../src/persistence/file/file-backend.ts";
 import { HashingEmbedder } from "../src/embedding/hashing-embedder.ts";
 import { MemoryStore } from "../src/store/memory-store.ts";
 

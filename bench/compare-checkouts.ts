@@ -22,8 +22,8 @@ interface Side {
   MemoryStore: any;
 }
 async function side(tree: string, name: string): Promise<Side> {
-  const { FileBackend } = (await import(join(tree, "src/persistence/file-backend.ts"))) as { FileBackend: any };
-  const { MemoryStore } = (await import(join(tree, "src/store/memory-store.ts"))) as { MemoryStore: any };
+  // The Node entry exports both, wherever a checkout keeps their files.
+  const { FileBackend, MemoryStore } = (await import(join(tree, "src/node.ts"))) as { FileBackend: any; MemoryStore: any };
   return { name, FileBackend, MemoryStore };
 }
 const sides = [await side(treeA, "A " + treeA), await side(treeB, "B " + treeB)];

@@ -54,7 +54,7 @@ export { longestFirst } from "./ingest/language-table.ts";
 export type { LanguageTable, SlotRule, AnchorPatterns, StatementKind } from "./ingest/language-table.ts";
 export { SimilarityJudge } from "./ingest/similarity-judge.ts";
 export type { JudgeCandidate } from "./ingest/similarity-judge.ts";
-export { MemoryBackend } from "./persistence/memory-backend.ts";
+export { MemoryBackend } from "./persistence/memory/memory-backend.ts";
 export type {
   PersistenceBackend,
   Batch,

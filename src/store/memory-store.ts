@@ -23,7 +23,7 @@ import type {
 } from "../types.ts";
 import { ENTRY_STATUSES } from "../types.ts";
 import type { EmbedderIdentity, PersistenceBackend } from "../persistence/backend.ts";
-import { MemoryBackend } from "../persistence/memory-backend.ts";
+import { MemoryBackend } from "../persistence/memory/memory-backend.ts";
 import { MoomemError, invalidArgument } from "../errors.ts";
 import { SystemClock } from "../clock.ts";
 import { HashingEmbedder } from "../embedding/hashing-embedder.ts";

@@ -1,7 +1,7 @@
 // IndexedDbBackend: the conformance suite plus IndexedDB-specific rules (fake-indexeddb off-browser, the real one in Chromium).
 
 import { describe, it, expect, afterEach } from "vitest";
-import { IndexedDbBackend, INDEXEDDB_NAME_PREFIX, INDEXEDDB_SCHEMA_VERSION, INDEXEDDB_FORMAT_VERSION } from "../../src/persistence/indexeddb-backend.ts";
+import { IndexedDbBackend, INDEXEDDB_NAME_PREFIX, INDEXEDDB_SCHEMA_VERSION, INDEXEDDB_FORMAT_VERSION } from "../../src/persistence/indexeddb/indexeddb-backend.ts";
 import { isMoomemError } from "../../src/errors.ts";
 import type { MoomemErrorCode } from "../../src/errors.ts";
 import type { EntryRecord, Metadata } from "../../src/types.ts";

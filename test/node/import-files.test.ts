@@ -3,7 +3,7 @@
 
 import { join } from "node:path";
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
-import { FileBackend } from "../../src/persistence/file-backend.ts";
+import { FileBackend } from "../../src/persistence/file/file-backend.ts";
 import { MemoryStore } from "../../src/node.ts";
 import type { EntryRecord } from "../../src/types.ts";
 import { rejectsWith } from "../helpers/scripted.ts";

@@ -1,8 +1,8 @@
 // The Node file backend: dual-slot snapshot + head, CRC-checked journal with group commit, crash-safe compaction, writer lock.
 
-import type { SyncMode, TornTail } from "../types.ts";
-import type { BackendStats, Batch, EmbedderIdentity, LoadedState, PersistenceBackend, RefreshedState, SnapshotSource } from "./backend.ts";
-import { MoomemError, describeError, invalidArgument } from "../errors.ts";
+import type { SyncMode, TornTail } from "../../types.ts";
+import type { BackendStats, Batch, EmbedderIdentity, LoadedState, PersistenceBackend, RefreshedState, SnapshotSource } from "../backend.ts";
+import { MoomemError, describeError, invalidArgument } from "../../errors.ts";
 import { errorCode, type FileSystem, type WritableFile } from "./file-system.ts";
 import { NodeFileSystem, pathFromFileUrl } from "./node-file-system.ts";
 import { DEFAULT_LEASE_MS, FileLock, MAX_LEASE_MS, MIN_LEASE_MS } from "./file-lock.ts";
@@ -11,7 +11,7 @@ import { recoverStore, type RecoveredStore } from "./file-recovery.ts";
 import { catchUp, followPoint, headIdentity, type FollowPoint } from "./file-follower.ts";
 import { encodeJournalHeader, encodeJournalRecord, JOURNAL_FORMAT_VERSION } from "./journal-format.ts";
 import { encodeSnapshot, SNAPSHOT_FORMAT_VERSION } from "./snapshot-format.ts";
-import { concat, encodeUtf8 } from "./line-reader.ts";
+import { concat, encodeUtf8 } from "../line-reader.ts";
 
 /** Options of {@link FileBackend}. */
 export interface FileBackendOptions {
@@ -173,10 +173,10 @@ export class FileBackend implements PersistenceBackend {
     if (compactAfterBytes !== undefined && (typeof compactAfterBytes !== "number" || !Number.isSafeInteger(compactAfterBytes) || compactAfterBytes < 1)) {
       throw invalidArgument(`compactAfterBytes must be a positive whole number of bytes, got ${String(compactAfterBytes)}`);
     }
-    if (typeof fs !== "object" || fs === null) throw invalidArgument("fs must implement the FileSystem seam (see src/persistence/file-system.ts)");
+    if (typeof fs !== "object" || fs === null) throw invalidArgument("fs must implement the FileSystem seam (see src/persistence/file/file-system.ts)");
     const missing = SEAM_METHODS.filter((m) => typeof (fs as unknown as Record<string, unknown>)[m] !== "function");
     if (missing.length > 0) {
-      throw invalidArgument(`fs must implement the FileSystem seam (see src/persistence/file-system.ts); it has no ${missing.join(", ")}`);
+      throw invalidArgument(`fs must implement the FileSystem seam (see src/persistence/file/file-system.ts); it has no ${missing.join(", ")}`);
     }
     if (typeof now !== "function") throw invalidArgument(`now must be a function returning ms since epoch, got ${typeof now}`);
     if (typeof lockLeaseMs !== "number" || !Number.isSafeInteger(lockLeaseMs) || lockLeaseMs < MIN_LEASE_MS || lockLeaseMs > MAX_LEASE_MS) {

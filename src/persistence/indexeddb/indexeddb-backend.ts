@@ -1,9 +1,9 @@
 // The browser backend: entries and store metadata in IndexedDB, one transaction per write group.
 
-import type { BackendStats, Batch, EmbedderIdentity, LoadedState, PersistenceBackend, RefreshedState, SnapshotSource } from "./backend.ts";
-import type { EntryRecord, JsonValue } from "../types.ts";
-import { MoomemError, describeError, invalidArgument } from "../errors.ts";
-import { entryFromJson, entryToJson, type EntryJson } from "./record-codec.ts";
+import type { BackendStats, Batch, EmbedderIdentity, LoadedState, PersistenceBackend, RefreshedState, SnapshotSource } from "../backend.ts";
+import type { EntryRecord, JsonValue } from "../../types.ts";
+import { MoomemError, describeError, invalidArgument } from "../../errors.ts";
+import { entryFromJson, entryToJson, type EntryJson } from "../record-codec.ts";
 
 /** Every moomem database name starts with this, so they are easy to find in devtools. */
 export const INDEXEDDB_NAME_PREFIX = "moomem:";

@@ -1,10 +1,10 @@
 // The journal file format (DESIGN §5): a header naming its gen, then one CRC-checked line per committed batch, and the torn-tail rules.
 
-import type { EntryRecord } from "../types.ts";
-import { entryFromJson, entryJsonText } from "./record-codec.ts";
-import { crc32Update, crc32UpdateAscii } from "./crc32.ts";
+import type { EntryRecord } from "../../types.ts";
+import { entryFromJson, entryJsonText } from "../record-codec.ts";
+import { crc32Update, crc32UpdateAscii } from "../crc32.ts";
 import { FormatError } from "./format-error.ts";
-import { concat, decodeUtf8, encodeUtf8, type RawLine } from "./line-reader.ts";
+import { concat, decodeUtf8, encodeUtf8, type RawLine } from "../line-reader.ts";
 
 /**
  * Version named in the header of every journal this moomem starts. v3 writes mostly-zero vectors by

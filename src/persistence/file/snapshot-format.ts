@@ -1,11 +1,11 @@
 // The snapshot slot format (DESIGN §5): v2/v3 header + entries + footer with a CRC, and the seed's v1 (no footer), with their recovery rules.
 
-import type { EntryRecord } from "../types.ts";
-import type { EmbedderIdentity, SnapshotSource } from "./backend.ts";
-import { entryFromJson, entryJsonText } from "./record-codec.ts";
-import { crc32Update } from "./crc32.ts";
+import type { EntryRecord } from "../../types.ts";
+import type { EmbedderIdentity, SnapshotSource } from "../backend.ts";
+import { entryFromJson, entryJsonText } from "../record-codec.ts";
+import { crc32Update } from "../crc32.ts";
 import { FormatError } from "./format-error.ts";
-import { decodeUtf8, encodeUtf8, type RawLine } from "./line-reader.ts";
+import { decodeUtf8, encodeUtf8, type RawLine } from "../line-reader.ts";
 
 /**
  * The snapshot version this moomem writes. v3 is v2 with mostly-zero vectors written by their

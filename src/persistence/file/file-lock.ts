@@ -1,8 +1,8 @@
 // The writer lock of a file store: numbered lock points taken by exclusive creation, alive as a listening socket (or, where sockets cannot live, a lease).
 
-import { MoomemError } from "../errors.ts";
+import { MoomemError } from "../../errors.ts";
 import { errorCode, type FileSystem, type ProcessIdentity, type SocketListener } from "./file-system.ts";
-import { decodeUtf8, encodeUtf8 } from "./line-reader.ts";
+import { decodeUtf8, encodeUtf8 } from "../line-reader.ts";
 import { processStartToken, refuseLegacyHolder, removeLegacyLock, writeLegacyLock } from "./file-lock-legacy.ts";
 
 /** Default lease of a lock point where no socket can be held: a holder that died blocks the store at most this long. */

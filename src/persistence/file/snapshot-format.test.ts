@@ -1,9 +1,9 @@
 // Snapshot slots: v2 round trip and completeness rules, the seed's v1 with its half-line rule.
 
 import { describe, it, expect } from "vitest";
-import type { EntryRecord } from "../types.ts";
+import type { EntryRecord } from "../../types.ts";
 import { FormatError } from "./format-error.ts";
-import { concat, encodeUtf8, splitLines } from "./line-reader.ts";
+import { concat, encodeUtf8, splitLines } from "../line-reader.ts";
 import { SnapshotScanner, encodeSnapshot, parseSnapshotHeader, type SnapshotScan } from "./snapshot-format.ts";
 
 function entry(id: string, seq: number, extra: Partial<EntryRecord> = {}): EntryRecord {

@@ -1,11 +1,11 @@
 // Journal lines: round trip, every damaged byte caught, torn tails vs damage that later lines vouch past, runs of "c" lines all or nothing.
 
 import { describe, it, expect } from "vitest";
-import type { EntryRecord } from "../types.ts";
+import type { EntryRecord } from "../../types.ts";
 import { FormatError } from "./format-error.ts";
-import { concat, decodeUtf8, encodeUtf8, splitLines } from "./line-reader.ts";
-import { crc32Update, crc32UpdateAscii } from "./crc32.ts";
-import { entryToJson } from "./record-codec.ts";
+import { concat, decodeUtf8, encodeUtf8, splitLines } from "../line-reader.ts";
+import { crc32Update, crc32UpdateAscii } from "../crc32.ts";
+import { entryToJson } from "../record-codec.ts";
 import { JournalScanner, checkJournalLine, encodeJournalHeader, encodeJournalRecord, parseJournalHeader, type JournalScan } from "./journal-format.ts";
 
 function entry(id: string, seq: number, content = `fact ${seq}`): EntryRecord {

@@ -1,6 +1,6 @@
 // What a torn journal tail held, read from its damaged bytes without trusting them: so the write recovery cut off can be named.
 
-import type { TornTail } from "../types.ts";
+import type { TornTail } from "../../types.ts";
 import type { FileSystem } from "./file-system.ts";
 
 /** Enough bytes to name the entries of an ordinary write; a huge torn import is reported from its start. */

@@ -1,10 +1,10 @@
 // A backend that keeps everything in process memory (":memory:", tests, hosts that persist elsewhere).
 
-import type { BackendStats, Batch, EmbedderIdentity, LoadedState, PersistenceBackend, SnapshotSource } from "./backend.ts";
-import type { EntryRecord } from "../types.ts";
-import { MoomemError } from "../errors.ts";
-import { cloneEntry } from "./record-codec.ts";
-import { SNAPSHOT_FORMAT_VERSION } from "./snapshot-format.ts";
+import type { BackendStats, Batch, EmbedderIdentity, LoadedState, PersistenceBackend, SnapshotSource } from "../backend.ts";
+import type { EntryRecord } from "../../types.ts";
+import { MoomemError } from "../../errors.ts";
+import { cloneEntry } from "../record-codec.ts";
+import { SNAPSHOT_FORMAT_VERSION } from "../file/snapshot-format.ts";
 
 /** Nothing is persisted; a memory store reports the file format's current number, like a new folder would. */
 export const CURRENT_FORMAT_VERSION: number = SNAPSHOT_FORMAT_VERSION;

@@ -1,8 +1,8 @@
 // The LOCK file moomem 0.1 used as its only writer lock: read so a 0.1 writer is respected, written so 0.1 respects us.
 
-import { MoomemError } from "../errors.ts";
+import { MoomemError } from "../../errors.ts";
 import { errorCode, type FileSystem } from "./file-system.ts";
-import { decodeUtf8, encodeUtf8 } from "./line-reader.ts";
+import { decodeUtf8, encodeUtf8 } from "../line-reader.ts";
 
 /** What a LOCK file says about its holder (moomem 0.1's fields; this version adds `lock`, the number of its lock point). */
 export interface LockInfo {

@@ -1,12 +1,12 @@
 // Lets a read-only file backend follow its writer: reads only what was committed since its last read, or says when a full re-read is needed.
 
-import type { EntryRecord } from "../types.ts";
+import type { EntryRecord } from "../../types.ts";
 import { errorCode, type FileSystem } from "./file-system.ts";
 import type { RecoveredStore } from "./file-recovery.ts";
 import { FormatError } from "./format-error.ts";
 import { HEAD, journalName } from "./file-layout.ts";
 import { JournalScanner, type JournalScan } from "./journal-format.ts";
-import { splitLines, type RawLine } from "./line-reader.ts";
+import { splitLines, type RawLine } from "../line-reader.ts";
 
 /** Bytes of the last applied line kept to notice the journal being rewritten under the reader (its frame: n, s, t and CRC). */
 const LAST_LINE_BYTES = 64;

@@ -1,13 +1,13 @@
 // Reads a file store as it is on disk and decides what the truth is (DESIGN §5 recovery), without changing any file.
 
-import type { EntryRecord, TornTail } from "../types.ts";
-import type { EmbedderIdentity } from "./backend.ts";
-import { MoomemError } from "../errors.ts";
+import type { EntryRecord, TornTail } from "../../types.ts";
+import type { EmbedderIdentity } from "../backend.ts";
+import { MoomemError } from "../../errors.ts";
 import { errorCode, type FileSystem } from "./file-system.ts";
 import { FormatError } from "./format-error.ts";
 import { HEAD, isOwnTempFile, journalGen, journalName, parseHead, slotName } from "./file-layout.ts";
 import { JournalScanner, type JournalScan } from "./journal-format.ts";
-import { splitLines } from "./line-reader.ts";
+import { splitLines } from "../line-reader.ts";
 import { SEED_SNAPSHOT_VERSION, SNAPSHOT_FORMAT_VERSION, SnapshotScanner, type SnapshotScan } from "./snapshot-format.ts";
 import { describeTornTail } from "./torn-tail.ts";
 
