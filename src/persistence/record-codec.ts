@@ -4,6 +4,12 @@ import type { EntryKind, EntryRecord, EntryStatus, JsonValue, Metadata } from ".
 import { ENTRY_KINDS, ENTRY_STATUSES } from "../types.ts";
 import { base64ToVector, sparseBase64ToVector, vectorToBase64, vectorToSparseBase64 } from "./base64.ts";
 
+/**
+ * The newest shape of an entry line (v3: mostly-zero vectors written by their non-zero components), as
+ * the file backend's snapshot and journal of the same version hold it; a memory store reports it too.
+ */
+export const ENTRY_FORMAT_VERSION = 3;
+
 /** A vector stored by its non-zero components (format v3): `sparse` is {@link vectorToSparseBase64} of it. */
 export interface SparseVectorJson {
   dim: number;

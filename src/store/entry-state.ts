@@ -4,8 +4,7 @@ import type { EntryRecord, EntryStatus } from "../types.ts";
 import { VectorIndex } from "../indexes/vector-index.ts";
 import { Bm25Index } from "../indexes/bm25-index.ts";
 import { normalizeForDedup, tokenize } from "../text/tokenizer.ts";
-import { normalize } from "../embedding/vector-math.ts";
-import { allFinite } from "../persistence/base64.ts";
+import { allFinite, normalize } from "../embedding/vector-math.ts";
 import { MoomemError, invalidArgument } from "../errors.ts";
 
 import { MAX_TIME_MS } from "../clock.ts";

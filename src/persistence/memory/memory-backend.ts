@@ -3,11 +3,10 @@
 import type { BackendStats, Batch, EmbedderIdentity, LoadedState, PersistenceBackend, SnapshotSource } from "../backend.ts";
 import type { EntryRecord } from "../../types.ts";
 import { MoomemError } from "../../errors.ts";
-import { cloneEntry } from "../record-codec.ts";
-import { SNAPSHOT_FORMAT_VERSION } from "../file/snapshot-format.ts";
+import { cloneEntry, ENTRY_FORMAT_VERSION } from "../record-codec.ts";
 
-/** Nothing is persisted; a memory store reports the file format's current number, like a new folder would. */
-export const CURRENT_FORMAT_VERSION: number = SNAPSHOT_FORMAT_VERSION;
+/** Nothing is persisted; a memory store reports the current entry format, the number a new folder would report. */
+export const CURRENT_FORMAT_VERSION: number = ENTRY_FORMAT_VERSION;
 
 /**
  * Keeps entries in memory only: nothing survives the process. Each instance is
