@@ -2,7 +2,7 @@
 
 import type { Embedder } from "../types.ts";
 import { describeError, isMoomemError } from "../errors.ts";
-import { checkEmbeddings } from "./plugin-checks.ts";
+import { checkEmbeddings } from "../validation/plugin-checks.ts";
 
 export interface EmbedResult {
   /** One vector per text, or null for all when embedding failed. */

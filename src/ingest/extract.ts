@@ -2,9 +2,9 @@
 
 import type { ChatMessage, EntryKind, ExtractedFact, ExtractionReport, Extractor, Metadata } from "../types.ts";
 import { describeError, isMoomemError } from "../errors.ts";
-import { transcriptText } from "./transcript.ts";
+import { transcriptText } from "../text/transcript.ts";
 import { stripMemoryContext } from "../text/context-markers.ts";
-import { checkFacts } from "./plugin-checks.ts";
+import { checkFacts } from "../validation/plugin-checks.ts";
 
 /** A fact ready for dedup and embedding, with the metadata the pipeline adds. */
 export interface PreparedFact {

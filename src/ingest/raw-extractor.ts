@@ -2,7 +2,7 @@
 
 import type { ChatMessage, ExtractedFact, Extractor } from "../types.ts";
 import { stripMemoryContext } from "../text/context-markers.ts";
-import { userText } from "./transcript.ts";
+import { userText } from "../text/transcript.ts";
 
 /**
  * Stores the input itself as one memory of kind `unstructured` (no model, no

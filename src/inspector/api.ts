@@ -3,7 +3,7 @@
 import type { MemoryStore } from "../store/memory-store.ts";
 import type { MemoryEntry } from "../types.ts";
 import type { UserSummary } from "../store/user-summaries.ts";
-import { checkUserId } from "../store/validation.ts";
+import { checkUserId } from "../validation/arguments.ts";
 import type {
   EntriesResponse,
   EntryResponse,

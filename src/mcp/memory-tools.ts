@@ -5,7 +5,7 @@ import type { AddOptions, ForgetTarget, ListOptions, MemoryStore, RecallOptions 
 import type { EntryKind, EntryStatus, Metadata } from "../types.ts";
 import { ENTRY_KINDS, ENTRY_STATUSES } from "../types.ts";
 import { listedMemory, recallResult, rememberResult } from "../integrations/tool-results.ts";
-import { checkUserId, describe } from "../store/validation.ts";
+import { checkUserId, describe } from "../validation/arguments.ts";
 
 /** One tool as `tools/list` announces it. */
 export interface McpToolDefinition {

@@ -1,7 +1,7 @@
 // Filters shared by recall and list: time window, kind, exact-match metadata (always inside one user).
 
 import type { EntryKind, EntryRecord, JsonValue, Metadata } from "../types.ts";
-import { checkKind, checkMetadata, checkTime } from "./validation.ts";
+import { checkKind, checkMetadata, checkTime } from "../validation/arguments.ts";
 import { invalidArgument } from "../errors.ts";
 
 export interface EntryFilter {

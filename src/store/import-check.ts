@@ -3,7 +3,7 @@
 import type { EntryRecord } from "../types.ts";
 import { invalidArgument } from "../errors.ts";
 import { MAX_TIME_MS, isLive, type EntryState } from "./entry-state.ts";
-import { checkMetadata, checkUserId, isBlankText } from "./validation.ts";
+import { checkMetadata, checkUserId, isBlankText } from "../validation/arguments.ts";
 
 /**
  * Longest slot key an import accepts. Add keeps whatever key the extractor names (the OpenAI adapter's

@@ -4,7 +4,7 @@ import type { EntryRecord } from "../types.ts";
 import type { EmbedderIdentity } from "../persistence/backend.ts";
 import { entryFromJson, entryJsonText } from "../persistence/record-codec.ts";
 import { invalidArgument, MoomemError, describeError } from "../errors.ts";
-import { checkUserId } from "./validation.ts";
+import { checkUserId } from "../validation/arguments.ts";
 import { checkImportedEntry, type EntryRules } from "./import-check.ts";
 import { LineSplitter, type ImportLine } from "./import-lines.ts";
 

@@ -29,12 +29,12 @@ import { SystemClock } from "../clock.ts";
 import { HashingEmbedder } from "../embedding/hashing-embedder.ts";
 import { PatternExtractor } from "../ingest/pattern-extractor.ts";
 import { RawExtractor } from "../ingest/raw-extractor.ts";
-import { nothingFromUser } from "../ingest/transcript.ts";
+import { nothingFromUser } from "../text/transcript.ts";
 import { sharesContent } from "../text/relevance-floor.ts";
 import { SimilarityJudge, type JudgeCandidate } from "../ingest/similarity-judge.ts";
 import { ExtractionGuard, extractFacts, type PreparedFact } from "../ingest/extract.ts";
 import { embedTexts } from "../ingest/embed.ts";
-import { callBackend, callBackendSync, checkExtractorMode, checkJudgeName, checkPlugin, readClock, readEmbedderIdentity, wantsCompaction } from "../ingest/plugin-checks.ts";
+import { callBackend, callBackendSync, checkExtractorMode, checkJudgeName, checkPlugin, readClock, readEmbedderIdentity, wantsCompaction } from "../validation/plugin-checks.ts";
 import { judgeFacts } from "../ingest/judge.ts";
 import { addNeighborContext, embedderKind, fuseRoutes, fusionDefaults, type FusionMethod } from "./ranking.ts";
 import type { ScoreMoments } from "../indexes/vector-index.ts";
@@ -65,7 +65,7 @@ import {
   describe,
   MAX_CONFLICT_IDS,
   MAX_CONTENT_CHARS,
-} from "./validation.ts";
+} from "../validation/arguments.ts";
 
 /** Options of {@link MemoryStore.open}. Every one is optional. */
 export interface OpenOptions {

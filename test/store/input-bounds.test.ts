@@ -2,7 +2,7 @@
 
 import { describe, it, expect } from "vitest";
 import { MemoryStore, FixedClock, RawExtractor, type Extractor, type Metadata } from "../../src/index.ts";
-import { MAX_CONFLICT_IDS, MAX_CONTENT_CHARS, MAX_QUERY_CHARS, MAX_TRANSCRIPT_MESSAGES, isBlankText } from "../../src/store/validation.ts";
+import { MAX_CONFLICT_IDS, MAX_CONTENT_CHARS, MAX_QUERY_CHARS, MAX_TRANSCRIPT_MESSAGES, isBlankText } from "../../src/validation/arguments.ts";
 import { ScriptedJudge, rejectsWith } from "../helpers/scripted.ts";
 import { storeState } from "../helpers/store-state.ts";
 import { seededRandom } from "../helpers/seeded-random.ts";

@@ -3,7 +3,7 @@
 
 import { describe, it, expect } from "vitest";
 import { MemoryStore, MemoryBackend, FixedClock, type Clock, type ConflictJudge, type Embedder, type Extractor } from "../../src/index.ts";
-import { PLUGIN_LIMITS } from "../../src/ingest/plugin-checks.ts";
+import { PLUGIN_LIMITS } from "../../src/validation/plugin-checks.ts";
 import { RuleExtractor, rejectsWith } from "../helpers/scripted.ts";
 import { storeState } from "../helpers/store-state.ts";
 

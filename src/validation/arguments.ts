@@ -8,7 +8,7 @@ import { isValidTime, MAX_TIME_MS } from "../clock.ts";
 export { isBlankText, isValidTime, MAX_TIME_MS };
 import type { ChatMessage, EntryKind, JsonValue, Metadata } from "../types.ts";
 import { ENTRY_KINDS } from "../types.ts";
-import { canonicalRole } from "../ingest/transcript.ts";
+import { canonicalRole } from "../text/transcript.ts";
 
 const USER_ID_MAX = 64;
 const USER_ID_CHAR = /^[A-Za-z0-9_.-]$/;

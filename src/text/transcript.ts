@@ -1,7 +1,7 @@
 // Chat transcripts as moomem reads them: role names made canonical, message content made text, the user's own words.
 
 import type { ChatMessage } from "../types.ts";
-import { stripMemoryContext } from "../text/context-markers.ts";
+import { stripMemoryContext } from "./context-markers.ts";
 
 /**
  * Role names other chat formats use for the same speakers: LangChain's `human` / `ai`, Gemini's
