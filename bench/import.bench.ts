@@ -11,8 +11,8 @@ import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { MemoryStore } from "../src/node.ts";
 import { HashingEmbedder } from "../src/embedding/hashing-embedder.ts";
-import { entryLine, headerLine } from "../src/store/jsonl-transfer.ts";
-import { makeEntryId } from "../src/store/ids.ts";
+import { entryLine, headerLine } from "../src/transfer/jsonl-transfer.ts";
+import { makeEntryId } from "../src/state/ids.ts";
 import type { EntryRecord } from "../src/types.ts";
 
 const ENTRIES = Number(process.argv[2] ?? 20_000);

@@ -3,7 +3,7 @@
 import type { EntryRecord, TornTail } from "../types.ts";
 import type { EmbedderIdentity, PersistenceBackend, RefreshedState } from "../persistence/backend.ts";
 import { MoomemError } from "../errors.ts";
-import type { EntryState } from "./entry-state.ts";
+import type { EntryState } from "../state/entry-state.ts";
 
 function sameVector(a: Float32Array | null, b: Float32Array | null): boolean {
   if (a === null || b === null) return a === b;

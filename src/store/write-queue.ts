@@ -3,7 +3,7 @@
 import type { Batch, PersistenceBackend } from "../persistence/backend.ts";
 import type { EntryRecord } from "../types.ts";
 import { MoomemError, describeError } from "../errors.ts";
-import { Change, type EntryState } from "./entry-state.ts";
+import { Change, type EntryState } from "../state/entry-state.ts";
 
 /** Entries per journal line at most; larger operations are written as several batches in one group, chained by `continues`. */
 export const MAX_BATCH_ENTRIES = 512;

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import type { EntryRecord } from "../../src/types.ts";
 import { MemoryStore } from "../../src/node.ts";
-import { entryLine, headerLine } from "../../src/store/jsonl-transfer.ts";
+import { entryLine, headerLine } from "../../src/transfer/jsonl-transfer.ts";
 import { MAX_BATCH_ENTRIES } from "../../src/store/write-queue.ts";
 import { makeTempDir, removeDir } from "./helpers/store-files.ts";
 

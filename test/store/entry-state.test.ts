@@ -1,5 +1,5 @@
 import { describe, it, expect } from "vitest";
-import { Change, EntryState } from "../../src/store/entry-state.ts";
+import { Change, EntryState } from "../../src/state/entry-state.ts";
 import type { EntryRecord } from "../../src/types.ts";
 import { throwsWith } from "../helpers/scripted.ts";
 

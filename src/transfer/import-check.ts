@@ -2,7 +2,7 @@
 
 import type { EntryRecord } from "../types.ts";
 import { invalidArgument } from "../errors.ts";
-import { MAX_TIME_MS, isLive, type EntryState } from "./entry-state.ts";
+import { MAX_TIME_MS, isLive, type EntryState } from "../state/entry-state.ts";
 import { checkMetadata, checkUserId, isBlankText } from "../validation/arguments.ts";
 
 /**
