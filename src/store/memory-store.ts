@@ -43,7 +43,7 @@ import { normalize } from "../embedding/vector-math.ts";
 import { EntryState, isLive, type Change } from "../state/entry-state.ts";
 import { WriteQueue } from "./write-queue.ts";
 import { makeEntryId, nextSeqAfter } from "../state/ids.ts";
-import { toPublicEntry, toRecallHit } from "./public-entry.ts";
+import { toPublicEntry, toRecallHit } from "../state/public-entry.ts";
 import { buildProfile, type UserProfile } from "./profile.ts";
 import { summarizeUsers, type UserSummary } from "./user-summaries.ts";
 import { matchesFilter, readFilter, type EntryFilter } from "../recall/entry-filter.ts";
