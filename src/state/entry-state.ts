@@ -6,6 +6,7 @@ import { Bm25Index } from "../indexes/bm25-index.ts";
 import { normalizeForDedup, tokenize } from "../text/tokenizer.ts";
 import { allFinite, normalize } from "../embedding/vector-math.ts";
 import { MoomemError, invalidArgument } from "../errors.ts";
+import { UserEntries } from "./user-entries.ts";
 
 import { MAX_TIME_MS } from "../clock.ts";
 
@@ -80,6 +81,11 @@ export class EntryState {
   shard(userId: string): UserShard | undefined {
     const shard = this.#shards.get(userId);
     return shard === undefined ? undefined : this.#ensureBuilt(shard);
+  }
+
+  /** The part of the state one user's calls work on (see {@link UserEntries}). */
+  user(userId: string): UserEntries {
+    return new UserEntries(this, userId);
   }
 
   /** The user's entries in seq order (any status), without building the user's indexes. */

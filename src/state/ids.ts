@@ -36,3 +36,26 @@ export function nextSeqAfter(maxSeq: number, entries: Iterable<{ id: string }>):
   }
   return max + 1;
 }
+
+/**
+ * Hands out the seqs of new entries, one store-wide sequence: past every seq in use and every seq an
+ * entry's id names (see {@link seqOfId}).
+ */
+export class SeqCounter {
+  #next: number;
+
+  /** `next`: the first seq to hand out ({@link nextSeqAfter} of what the store holds). */
+  constructor(next: number) {
+    this.#next = next;
+  }
+
+  /** The seq of the next new entry. */
+  next(): number {
+    return this.#next++;
+  }
+
+  /** Moves past the seq each of these ids names: an imported entry keeps its id, which may name a seq not reached yet. */
+  passIds(entries: Iterable<{ id: string }>): void {
+    this.#next = nextSeqAfter(this.#next - 1, entries);
+  }
+}
