@@ -2,7 +2,7 @@ import { describe, it, expect } from "vitest";
 import fc from "fast-check";
 import { MemoryStore } from "../index.ts";
 import type { EntryKind, EntryStatus, Metadata } from "../types.ts";
-import { entryLine } from "../transfer/jsonl-transfer.ts";
+import { EXPORT_ENTRY_FORMAT, EXPORT_FORMAT, entryLine, headerLine } from "../transfer/jsonl-transfer.ts";
 import { makeEntryId } from "../state/ids.ts";
 import { parseEntryQuery, selectEntries, type EntryQuery } from "./entry-query.ts";
 import { parseUserQuery, selectUsers } from "./user-query.ts";
@@ -20,17 +20,21 @@ async function storeWith(n: number): Promise<MemoryStore> {
   const random = seededRandom(19);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
   const lines: string[] = [];
+  const ids = Array.from({ length: Math.max(n, 2) }, (_, i) => makeEntryId(i + 1));
   for (let i = 0; i < n; i++) {
     const createdAt = T0 + Math.floor(random() * 50) * 3_600_000;
     const key = pick(KEYS);
+    const status = pick(STATUSES);
     lines.push(
       entryLine({
-        id: makeEntryId(i + 1),
+        id: ids[i]!,
         userId: "u1",
         content: `memory ${i} about ${pick(["Tea", "coffee", "Shenzhen", "chess"])}`,
         kind: pick(KINDS),
         ...(key === undefined ? {} : { key }),
-        status: pick(STATUSES),
+        status,
+        // A superseded entry names what replaced it (import checks the link; entry 2 replaced entry 1).
+        ...(status === "superseded" ? { supersededBy: ids[i === 0 ? 1 : 0]! } : {}),
         createdAt,
         updatedAt: createdAt + Math.floor(random() * 10) * 60_000,
         seq: i + 1,
@@ -40,7 +44,8 @@ async function storeWith(n: number): Promise<MemoryStore> {
     );
   }
   const mem = await MemoryStore.open(":memory:");
-  await mem.import(lines);
+  const header = headerLine({ moomem_export: EXPORT_FORMAT, entry_format: EXPORT_ENTRY_FORMAT, embedder: mem.embedderIdentity, user_id: "u1", exported_at: T0, count: n });
+  await mem.import([header, ...lines]);
   return mem;
 }
 
