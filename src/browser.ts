@@ -1,6 +1,7 @@
 // The browser entry: the universal API, with IndexedDB as the default storage.
 
-import { MemoryStore as CoreStore, type OpenOptions } from "./store/memory-store.ts";
+import { MemoryStore as CoreStore } from "./store/memory-store.ts";
+import type { OpenOptions } from "./store/open-options.ts";
 import { IndexedDbBackend } from "./persistence/indexeddb/indexeddb-backend.ts";
 
 export * from "./index.ts";

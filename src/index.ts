@@ -2,18 +2,8 @@
 // It imports no runtime-specific module; `moomem/node` and `moomem/browser` add the default storage.
 
 export { MemoryStore } from "./store/memory-store.ts";
-export type {
-  OpenOptions,
-  AddOptions,
-  RecallOptions,
-  ListOptions,
-  ForgetTarget,
-  ForgetOptions,
-  ImportOptions,
-  BackendFactory,
-  BackendOptions,
-  ReextractSummary,
-} from "./store/memory-store.ts";
+export type { OpenOptions, BackendFactory, BackendOptions } from "./store/open-options.ts";
+export type { AddOptions, RecallOptions, ListOptions, ForgetTarget, ForgetOptions, ImportOptions, ReextractSummary } from "./store/options.ts";
 export { MoomemError, isMoomemError } from "./errors.ts";
 export type { MoomemErrorCode } from "./errors.ts";
 export type {

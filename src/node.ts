@@ -1,6 +1,7 @@
 // The Node/Bun/Deno entry: the universal API, with crash-safe files as the default storage.
 
-import { MemoryStore as CoreStore, type OpenOptions } from "./store/memory-store.ts";
+import { MemoryStore as CoreStore } from "./store/memory-store.ts";
+import type { OpenOptions } from "./store/open-options.ts";
 import { FileBackend } from "./persistence/file/file-backend.ts";
 
 export * from "./index.ts";

@@ -1,8 +1,8 @@
 // The inspector's JSON API, written against MemoryStore's public methods only, so it serves any backend.
 
-import type { MemoryStore } from "../store/memory-store.ts";
+import type { MemoryStore } from "../index.ts";
 import type { MemoryEntry } from "../types.ts";
-import type { UserSummary } from "../store/user-summaries.ts";
+import type { UserSummary } from "../index.ts";
 import { checkUserId } from "../validation/arguments.ts";
 import type {
   EntriesResponse,

@@ -1,7 +1,7 @@
 // The MCP tools (remember, recall, forget, list): JSON Schemas, argument checks and handlers over one store.
 
 import { MoomemError, describeError, invalidArgument } from "../errors.ts";
-import type { AddOptions, ForgetTarget, ListOptions, MemoryStore, RecallOptions } from "../store/memory-store.ts";
+import type { AddOptions, ForgetTarget, ListOptions, MemoryStore, RecallOptions } from "../index.ts";
 import type { EntryKind, EntryStatus, Metadata } from "../types.ts";
 import { ENTRY_KINDS, ENTRY_STATUSES } from "../types.ts";
 import { listedMemory, recallResult, rememberResult } from "../integrations/tool-results.ts";

@@ -30,9 +30,6 @@ import { historyOf } from "./history.ts";
 import { reextractEntries } from "./reextract.ts";
 import type { AddOptions, ForgetOptions, ForgetTarget, ImportOptions, ListOptions, RecallOptions, ReextractSummary } from "./options.ts";
 
-export type { BackendFactory, BackendOptions, OpenOptions } from "./open-options.ts";
-export type { AddOptions, ForgetOptions, ForgetTarget, ImportOptions, ListOptions, RecallOptions, ReextractSummary } from "./options.ts";
-
 /**
  * An embedded long-term memory: per-user facts that survive restarts,
  * recalled by meaning and keywords, replaced when they change.
