@@ -45,7 +45,8 @@ async function makeEntries(from: number, count: number): Promise<EntryRecord[]> 
     createdAt: now,
     updatedAt: now,
     seq: from + i + 1,
-    metadata: { extractor: "raw" },
+    metadata: {},
+    lifecycle: { extractor: "raw" },
     embedding: vectors[i]!,
   }));
 }

@@ -47,6 +47,7 @@ function lines(): string[] {
         updatedAt: createdAt,
         seq: i + 1,
         metadata: { channel: pick(["chat", "email", "voice"]), turn: i },
+        lifecycle: {},
         embedding: null,
       }),
     );

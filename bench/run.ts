@@ -109,6 +109,7 @@ function importLines(corpus: Corpus, vectors: readonly Float32Array[], count: nu
       updatedAt: now + i,
       seq: i + 1,
       metadata: {},
+      lifecycle: {},
       embedding: vectors[i] as Float32Array,
     };
     lines.push(entryLine(record));

@@ -3,7 +3,7 @@
 
 export { MemoryStore } from "./store/memory-store.ts";
 export type { OpenOptions, BackendFactory, BackendOptions } from "./store/open-options.ts";
-export type { AddOptions, RecallOptions, ListOptions, ForgetTarget, ForgetOptions, ImportOptions, ReextractSummary } from "./store/options.ts";
+export type { AddOptions, RecallOptions, ListOptions, ForgetTarget, ForgetOptions, ExportOptions, ImportOptions, ReextractSummary } from "./store/options.ts";
 export { MoomemError, isMoomemError } from "./errors.ts";
 export type { MoomemErrorCode } from "./errors.ts";
 export type {
@@ -17,6 +17,7 @@ export type {
   Embedder,
   EmbedderKind,
   EntryKind,
+  EntryLifecycle,
   EntryStatus,
   ExtractedFact,
   ExtractionReport,

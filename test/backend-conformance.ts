@@ -38,6 +38,7 @@ export function makeEntry(id: string, seq: number, overrides: Partial<EntryRecor
     updatedAt: T0 + seq,
     seq,
     metadata: {},
+    lifecycle: {},
     embedding: null,
     ...overrides,
   };

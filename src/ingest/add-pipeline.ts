@@ -1,14 +1,14 @@
 // The add pipeline, top to bottom: extract → normalise → embed before the write queue, then
 // dedup → candidates → judge → apply inside it, against one user's entries. `add` and `reextract` run it.
 
-import type { AddSummary, ChatMessage, Clock, ConflictJudge, Embedder, EntryRecord, Extractor, FactOutcome, JudgeItem, Metadata, Verdict } from "../types.ts";
+import type { AddSummary, ChatMessage, Clock, ConflictJudge, Embedder, EntryLifecycle, EntryRecord, Extractor, FactOutcome, JudgeItem, Metadata, Verdict } from "../types.ts";
 import { MoomemError } from "../errors.ts";
 import { embedTexts } from "../embedding/embed-texts.ts";
 import { normalize } from "../embedding/vector-math.ts";
 import { normalizeForDedup, tokenize } from "../text/tokenizer.ts";
 import { readClock } from "../validation/plugin-checks.ts";
-import { MAX_CONFLICT_IDS } from "../validation/arguments.ts";
 import { isLive, type Change } from "../state/entry-state.ts";
+import { MAX_CONFLICT_IDS } from "../state/lifecycle.ts";
 import type { UserEntries } from "../state/user-entries.ts";
 import { makeEntryId, type SeqCounter } from "../state/ids.ts";
 import { extractFacts, type ExtractionGuard, type PreparedFact } from "./extract.ts";
@@ -86,8 +86,10 @@ export async function prepareReextract(p: AddPipeline, userId: string, text: str
 
 /** What the entries an input creates carry over from the call. */
 export interface IngestContext {
-  /** The caller's metadata, kept on every new entry. */
+  /** The caller's metadata, kept on every new entry as it is. */
   metadata: Metadata;
+  /** Lifecycle fields every new entry starts with (`reextractedFrom`). */
+  lifecycle?: EntryLifecycle;
   /** When the facts were observed (ms since epoch). */
   createdAt: number;
   /** The clock's time of this write. */
@@ -125,8 +127,8 @@ export async function ingestFacts(change: Change, user: UserEntries, prepared: P
   fresh.forEach(({ outcome, record, candidates }, j) => {
     const { verdicts, judge, fallbackReason } = judged[j]!;
     applyVerdicts(change, user, record, verdicts, ctx.now, outcome);
-    if (candidates.length > 0) record.metadata["judge"] = judge;
-    if (fallbackReason !== undefined && candidates.length > 0) record.metadata["judge_fallback"] = fallbackReason;
+    if (candidates.length > 0) record.lifecycle.judge = judge;
+    if (fallbackReason !== undefined && candidates.length > 0) record.lifecycle.judgeFallback = fallbackReason;
     change.insert(record);
   });
   return outcomes;
@@ -164,9 +166,9 @@ function planFacts(user: UserEntries, prepared: PreparedInput, p: AddPipeline, c
     outcome.id = makeEntryId(seq);
     seenHere.set(norm, outcome.id);
     const vector = prepared.vectors?.[i] ?? null;
-    const metadata: Metadata = { ...ctx.metadata, ...fact.metadata, extractor: p.extractor.mode };
-    if (fact.sourceSpan !== undefined) metadata["source_span"] = fact.sourceSpan;
-    if (prepared.embeddingFailed !== undefined) metadata["embedding_degraded"] = prepared.embeddingFailed;
+    const lifecycle: EntryLifecycle = { ...ctx.lifecycle, ...fact.lifecycle, extractor: p.extractor.mode };
+    if (fact.sourceSpan !== undefined) lifecycle.sourceSpan = fact.sourceSpan;
+    if (prepared.embeddingFailed !== undefined) lifecycle.embeddingDegraded = prepared.embeddingFailed;
     const record: EntryRecord = {
       id: outcome.id,
       userId: user.userId,
@@ -176,7 +178,8 @@ function planFacts(user: UserEntries, prepared: PreparedInput, p: AddPipeline, c
       createdAt: ctx.createdAt,
       updatedAt: ctx.now,
       seq,
-      metadata,
+      metadata: { ...ctx.metadata },
+      lifecycle,
       embedding: vector,
     };
     if (fact.key !== undefined) record.key = fact.key;
@@ -234,22 +237,21 @@ function applyVerdicts(change: Change, user: UserEntries, record: EntryRecord, v
         // The new fact was observed before the one it contradicts: it arrives already replaced.
         record.status = "superseded";
         record.supersededBy = old.id;
-        record.metadata["conflict_reason"] = verdict.reason ?? "replaced by a later fact";
+        record.lifecycle.conflictReason = verdict.reason ?? "replaced by a later fact";
         continue;
       }
       change.put({ ...old, status: "superseded", supersededBy: record.id, updatedAt: now });
       replaced.push(old.id);
       reasons.push(verdict.reason ?? "replaces an older fact");
     } else if (verdict.decision === "coexist") {
-      const theirs = Array.isArray(old.metadata["conflict"]) ? [...(old.metadata["conflict"] as string[])] : [];
-      theirs.push(record.id);
+      const theirs = [...(old.lifecycle.conflict ?? []), record.id];
       if (theirs.length > MAX_CONFLICT_IDS) theirs.splice(0, theirs.length - MAX_CONFLICT_IDS);
-      change.put({ ...old, metadata: { ...old.metadata, conflict: theirs }, updatedAt: now });
+      change.put({ ...old, lifecycle: { ...old.lifecycle, conflict: theirs }, updatedAt: now });
       conflicts.push(old.id);
     }
   }
-  if (reasons.length > 0) record.metadata["conflict_reason"] = reasons.join("; ");
-  if (conflicts.length > 0) record.metadata["conflict"] = conflicts;
+  if (reasons.length > 0) record.lifecycle.conflictReason = reasons.join("; ");
+  if (conflicts.length > 0) record.lifecycle.conflict = conflicts;
   if (replaced.length > 0) outcome.replaced = replaced;
   if (conflicts.length > 0) outcome.conflicts = conflicts;
 }

@@ -39,6 +39,7 @@ async function storeWith(n: number): Promise<MemoryStore> {
         updatedAt: createdAt + Math.floor(random() * 10) * 60_000,
         seq: i + 1,
         metadata: structuredClone(pick(METADATA)),
+        lifecycle: {},
         embedding: null,
       }),
     );

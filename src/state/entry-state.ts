@@ -322,22 +322,32 @@ function refused(record: EntryRecord, why: string): MoomemError {
  */
 export class Change {
   readonly #state: EntryState;
+  /** The one user this change may touch (a write for one user), or null (import: any). */
+  readonly userId: string | null;
   readonly #log: Array<{ id: string; before: EntryRecord | undefined }> = [];
   readonly #after = new Map<string, EntryRecord>();
 
-  constructor(state: EntryState) {
+  constructor(state: EntryState, userId: string | null = null) {
     this.#state = state;
+    this.userId = userId;
   }
 
   /** Adds a new entry (its id must be new to the store). */
   insert(record: EntryRecord): void {
+    this.#checkUser(record);
     this.#state.insert(record);
     this.#logged(record, undefined);
   }
 
   /** Replaces an existing entry by its next version. */
   put(record: EntryRecord): void {
+    this.#checkUser(record);
     this.#logged(record, this.#state.put(record));
+  }
+
+  /** A write for one user never touches another user's entry, whatever the code computing it does. */
+  #checkUser(record: EntryRecord): void {
+    if (this.userId !== null && record.userId !== this.userId) throw refused(record, `this write is for user ${this.userId} only`);
   }
 
   #logged(record: EntryRecord, before: EntryRecord | undefined): void {

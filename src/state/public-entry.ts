@@ -1,6 +1,7 @@
 // Copies of internal records in the shapes the public API returns (never the store's own objects).
 
 import type { EntryRecord, MemoryEntry, RecallHit } from "../types.ts";
+import { copyLifecycle } from "../persistence/lifecycle-codec.ts";
 
 export function toPublicEntry(record: EntryRecord): MemoryEntry {
   const out: MemoryEntry = {
@@ -13,6 +14,7 @@ export function toPublicEntry(record: EntryRecord): MemoryEntry {
     updatedAt: record.updatedAt,
     seq: record.seq,
     metadata: structuredClone(record.metadata),
+    lifecycle: copyLifecycle(record.lifecycle),
   };
   if (record.key !== undefined) out.key = record.key;
   if (record.supersededBy !== undefined) out.supersededBy = record.supersededBy;

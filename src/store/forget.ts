@@ -1,9 +1,10 @@
 // `forget`: one entry or all of a user's become deleted (undo with restore), or purged (content erased).
 
-import type { EntryRecord, Metadata } from "../types.ts";
+import type { EntryRecord } from "../types.ts";
 import { invalidArgument } from "../errors.ts";
 import { checkKnownKeys, checkOptions, describe } from "../validation/arguments.ts";
 import type { Change } from "../state/entry-state.ts";
+import { isPurged } from "../state/lifecycle.ts";
 import type { UserEntries } from "../state/user-entries.ts";
 
 /** What one forget asks for, checked. */
@@ -44,15 +45,17 @@ export function forgetEntries(change: Change, user: UserEntries, request: Forget
   }
   let affected = 0;
   for (const record of targets) {
-    const alreadyGone = record.status === "deleted" && (!request.purge || record.metadata["purged"] === true);
+    const alreadyGone = record.status === "deleted" && (!request.purge || isPurged(record));
     if (alreadyGone) continue;
-    const metadata: Metadata = record.status === "deleted" ? { ...record.metadata } : { ...record.metadata, deleted_from: record.status, deleted_at: now };
-    const next: EntryRecord = { ...record, status: "deleted", updatedAt: now, metadata };
+    const lifecycle = record.status === "deleted" ? record.lifecycle : { ...record.lifecycle, deletedFrom: record.status, deletedAt: now };
+    const next: EntryRecord = { ...record, status: "deleted", updatedAt: now, lifecycle };
     if (request.purge) {
+      // Only a tombstone is left: no content, vector, key or metadata, and nothing of its history.
       next.content = "";
       next.embedding = null;
       delete next.key;
-      next.metadata = { purged: true, purged_at: now };
+      next.metadata = {};
+      next.lifecycle = { purgedAt: now };
     }
     change.put(next);
     affected++;

@@ -16,7 +16,8 @@ import { SeqCounter } from "../state/ids.ts";
 import { toPublicEntry } from "../state/public-entry.ts";
 import { matchesFilter, readFilter } from "../recall/entry-filter.ts";
 import { prepareQuery, readRecallOptions, searchUser, type RecallSettings } from "../recall/recall.ts";
-import { EXPORT_ENTRY_FORMAT, EXPORT_FORMAT, entryLine, headerLine } from "../transfer/jsonl-transfer.ts";
+import { checkFoldable } from "../persistence/lifecycle-codec.ts";
+import { EXPORT_ENTRY_FORMAT, EXPORT_FORMAT, LEGACY_EXPORT_ENTRY_FORMAT, entryLine, headerLine } from "../transfer/jsonl-transfer.ts";
 import { applyImport, embedImported, readImport, readImportOptions } from "../transfer/import-entries.ts";
 import { WriteQueue } from "./write-queue.ts";
 import { StoreFollower } from "./store-follower.ts";
@@ -28,7 +29,7 @@ import { forgetEntries, readForgetArgs } from "./forget.ts";
 import { restoreEntry } from "./restore.ts";
 import { historyOf } from "./history.ts";
 import { reextractEntries } from "./reextract.ts";
-import type { AddOptions, ForgetOptions, ForgetTarget, ImportOptions, ListOptions, RecallOptions, ReextractSummary } from "./options.ts";
+import type { AddOptions, ExportOptions, ForgetOptions, ForgetTarget, ImportOptions, ListOptions, RecallOptions, ReextractSummary } from "./options.ts";
 
 /**
  * An embedded long-term memory: per-user facts that survive restarts,
@@ -133,7 +134,7 @@ export class MemoryStore {
       tornTails: loaded.tornTails ?? [],
     });
     // A new store records its embedder at once; an old-format store is rewritten in the current one.
-    if (!plan.readOnly && (loaded.embedder === null || loaded.formatVersion < 2 || opened.reembedded)) {
+    if (!plan.readOnly && (loaded.embedder === null || loaded.formatVersion < 2 || loaded.outdated === true || opened.reembedded)) {
       try {
         await store.#compactNow();
       } catch (error) {
@@ -167,7 +168,7 @@ export class MemoryStore {
       if (silent !== null) return { extracted: 0, inserted: 0, duplicates: 0, superseded: 0, conflicts: 0, degraded: false, facts: [], nothingExtracted: silent };
       // Extraction and embedding need no store state: they run before taking the write queue.
       const prepared = await prepareAdd(this.#pipeline, userId, text);
-      return this.#queue.write((change) => commitAdd(change, this.#state.user(userId), prepared, this.#pipeline, { metadata, observedAt }));
+      return this.#queue.write((change) => commitAdd(change, this.#state.user(userId), prepared, this.#pipeline, { metadata, observedAt }), userId);
     });
   }
 
@@ -209,7 +210,7 @@ export class MemoryStore {
       this.#checkWritable();
       checkUserId(userId);
       const request = readForgetArgs(target, options);
-      return this.#queue.write(async (change) => forgetEntries(change, this.#state.user(userId), request, readClock(this.#pipeline.clock)));
+      return this.#queue.write(async (change) => forgetEntries(change, this.#state.user(userId), request, readClock(this.#pipeline.clock)), userId);
     });
   }
 
@@ -229,7 +230,7 @@ export class MemoryStore {
       this.#checkWritable();
       checkUserId(userId);
       if (typeof id !== "string" || id.length === 0) throw invalidArgument(`restore: id must be a non-empty string, got ${describe(id)}`);
-      return this.#queue.write(async (change) => toPublicEntry(restoreEntry(change, this.#state.user(userId), id, this.#pipeline.clock)));
+      return this.#queue.write(async (change) => toPublicEntry(restoreEntry(change, this.#state.user(userId), id, this.#pipeline.clock)), userId);
     });
   }
 
@@ -353,20 +354,27 @@ export class MemoryStore {
    * for await (const line of mem.export({ userId: "user-42" })) process.stdout.write(line);
    * ```
    */
-  export(options?: { userId?: string }): AsyncIterable<string> {
+  export(options?: ExportOptions): AsyncIterable<string> {
     this.#checkOpen();
     const o = checkOptions(options, "export options");
-    checkKnownKeys(o, ["userId"], "export");
+    checkKnownKeys(o, ["userId", "entryFormat"], "export");
     const userId = o["userId"] === undefined ? null : checkUserId(o["userId"]);
-    return { [Symbol.asyncIterator]: () => this.#exportLines(userId) };
+    const entryFormat = o["entryFormat"] ?? EXPORT_ENTRY_FORMAT;
+    if (entryFormat !== EXPORT_ENTRY_FORMAT && entryFormat !== LEGACY_EXPORT_ENTRY_FORMAT) {
+      throw invalidArgument(`export: entryFormat must be ${EXPORT_ENTRY_FORMAT} (default) or ${LEGACY_EXPORT_ENTRY_FORMAT} (for a moomem before 0.2), got ${describe(entryFormat)}`);
+    }
+    return { [Symbol.asyncIterator]: () => this.#exportLines(userId, entryFormat) };
   }
 
-  async *#exportLines(userId: string | null): AsyncGenerator<string> {
+  async *#exportLines(userId: string | null, entryFormat: number): AsyncGenerator<string> {
     this.#checkOpen();
     await this.#follower.beforeCall();
     const records = await this.#durable(() => (userId === null ? [...this.#state.all()] : [...this.#state.entriesOf(userId)]));
-    yield headerLine({ moomem_export: EXPORT_FORMAT, entry_format: EXPORT_ENTRY_FORMAT, embedder: this.#identity, user_id: userId, exported_at: readClock(this.#pipeline.clock), count: records.length });
-    for (const record of records) yield entryLine(record);
+    const legacy = entryFormat === LEGACY_EXPORT_ENTRY_FORMAT;
+    // Refused before the first line, so a refused export writes nothing.
+    if (legacy) for (const record of records) checkFoldable(record.metadata, record.id);
+    yield headerLine({ moomem_export: EXPORT_FORMAT, entry_format: entryFormat, embedder: this.#identity, user_id: userId, exported_at: readClock(this.#pipeline.clock), count: records.length });
+    for (const record of records) yield entryLine(record, legacy);
   }
 
   /**

@@ -7,6 +7,7 @@ import { embedTexts } from "../embedding/embed-texts.ts";
 import { callBackend } from "../validation/plugin-checks.ts";
 import { EntryState } from "../state/entry-state.ts";
 import { nextSeqAfter } from "../state/ids.ts";
+import { isPurged, withLifecycle } from "../state/lifecycle.ts";
 
 /** A store read and accepted: its entries grouped per user, and what the open must still do. */
 export interface OpenedStore {
@@ -26,6 +27,7 @@ export interface OpenedStore {
  */
 export async function loadStore(backend: PersistenceBackend, embedder: Embedder, identity: EmbedderIdentity, reembed: boolean): Promise<OpenedStore> {
   const loaded = await callBackend(backend.location, "loading", () => backend.load());
+  loaded.entries = loaded.entries.map(withLifecycle);
   const mismatch = loaded.embedder !== null && (loaded.embedder.id !== identity.id || loaded.embedder.dim !== identity.dim);
   try {
     if (mismatch && !reembed) checkEmbedderMatch(loaded.embedder, identity, backend.location);
@@ -51,7 +53,7 @@ export async function loadStore(backend: PersistenceBackend, embedder: Embedder,
 
 /** Recomputes every vector with `embedder` (in place); a failure rejects the open with nothing changed on disk. */
 async function reembedAll(embedder: Embedder, entries: EntryRecord[], dim: number): Promise<void> {
-  const live = entries.filter((e) => e.metadata["purged"] !== true);
+  const live = entries.filter((e) => !isPurged(e));
   for (let i = 0; i < live.length; i += 256) {
     const slice = live.slice(i, i + 256);
     const embedded = await embedTexts(embedder, slice.map((e) => e.content), dim);

@@ -48,6 +48,19 @@ export interface ReextractSummary {
   facts: FactOutcome[];
 }
 
+/** Options of {@link MemoryStore.export}. */
+export interface ExportOptions {
+  /** Only this user's entries (default: every user's). */
+  userId?: string;
+  /**
+   * Entry format of the lines: 4 (default), or 2 for a moomem before 0.2 to import: the store's
+   * bookkeeping (`lifecycle`) is then written into each entry's metadata under its old names
+   * (`purged`, `deleted_from`, `judge`, …), so an export of an entry whose own metadata uses one of those
+   * names is refused with `INVALID_ARGUMENT`.
+   */
+  entryFormat?: 2 | 4;
+}
+
 /** Options of {@link MemoryStore.import}. */
 export interface ImportOptions {
   /**

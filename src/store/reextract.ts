@@ -1,6 +1,6 @@
 // `reextract`: entries stored unstructured (extraction failed) run through the add pipeline again.
 
-import type { EntryRecord, FactOutcome, Metadata } from "../types.ts";
+import type { EntryLifecycle, EntryRecord, FactOutcome } from "../types.ts";
 import { readClock } from "../validation/plugin-checks.ts";
 import type { Change, EntryState } from "../state/entry-state.ts";
 import type { UserEntries } from "../state/user-entries.ts";
@@ -22,7 +22,7 @@ export async function reextractEntries(targets: readonly EntryRecord[], p: AddPi
       summary.failed++;
       continue;
     }
-    const outcomes = await queue.write((change) => convert(change, state.user(target.userId), target.id, prepared, p));
+    const outcomes = await queue.write((change) => convert(change, state.user(target.userId), target.id, prepared, p), target.userId);
     if (outcomes === null) continue;
     summary.converted++;
     summary.facts.push(...outcomes);
@@ -38,14 +38,14 @@ async function convert(change: Change, user: UserEntries, id: string, prepared: 
   // Out of the live set first: its own text must not count as a duplicate of itself (an extractor
   // echoing it would make the entry supersede itself and vanish), nor be a candidate to replace.
   change.put({ ...current, status: "deleted" });
-  const { extraction_degraded: _why, ...kept } = current.metadata;
-  const facts = await ingestFacts(change, user, prepared, p, { metadata: { ...kept, reextracted_from: current.id }, createdAt: current.createdAt, now });
+  // The facts keep the caller's metadata; their lifecycle is their own (extractor, judge, …) plus where they came from.
+  const facts = await ingestFacts(change, user, prepared, p, { metadata: current.metadata, lifecycle: { reextractedFrom: current.id }, createdAt: current.createdAt, now });
   const into = facts.map((f) => f.id);
-  const metadata: Metadata = { ...current.metadata, reextracted_at: now, reextracted_into: into };
+  const lifecycle: EntryLifecycle = { ...current.lifecycle, reextractedAt: now, reextractedInto: into };
   const next: EntryRecord =
     into.length > 0
-      ? { ...current, status: "superseded", supersededBy: into[0]!, updatedAt: now, metadata }
-      : { ...current, status: "deleted", updatedAt: now, metadata: { ...metadata, deleted_from: "unstructured", deleted_at: now } };
+      ? { ...current, status: "superseded", supersededBy: into[0]!, updatedAt: now, lifecycle }
+      : { ...current, status: "deleted", updatedAt: now, lifecycle: { ...lifecycle, deletedFrom: "unstructured", deletedAt: now } };
   change.put(next);
   return facts;
 }

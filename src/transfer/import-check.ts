@@ -3,7 +3,9 @@
 import type { EntryRecord } from "../types.ts";
 import { invalidArgument } from "../errors.ts";
 import { MAX_TIME_MS, isLive, type EntryState } from "../state/entry-state.ts";
-import { checkMetadata, checkUserId, isBlankText } from "../validation/arguments.ts";
+import { isPurged, MAX_CONFLICT_IDS } from "../state/lifecycle.ts";
+import { PLUGIN_LIMITS } from "../validation/plugin-checks.ts";
+import { checkMetadata, checkUserId, isBlankText, METADATA_LIMITS } from "../validation/arguments.ts";
 
 /**
  * Longest slot key an import accepts. Add keeps whatever key the extractor names (the OpenAI adapter's
@@ -30,11 +32,6 @@ export interface EntryRules {
   validUsers: Set<string>;
 }
 
-/** The ids an entry's metadata names as conflicting entries (the store writes `conflict` as an array of ids). */
-function conflictIds(entry: EntryRecord): readonly unknown[] {
-  const conflict = entry.metadata["conflict"];
-  return Array.isArray(conflict) ? conflict : [];
-}
 
 /**
  * Throws a plain Error saying what is wrong with one imported entry (the caller names the line): the
@@ -50,7 +47,7 @@ export function checkImportedEntry(entry: EntryRecord, rules: EntryRules): void 
   if (rules.userId !== null && entry.userId !== rules.userId) {
     throw new Error(`it belongs to user ${entry.userId}, but the header says this export holds only user ${rules.userId}'s entries`);
   }
-  const tombstone = entry.status === "deleted" && entry.metadata["purged"] === true;
+  const tombstone = entry.status === "deleted" && isPurged(entry);
   if (!tombstone && isBlankText(entry.content)) throw new Error("its content is empty or only white space or invisible characters (only a purged, deleted entry has none)");
   if (entry.content.length > rules.maxContentChars) {
     throw new Error(`its content is ${entry.content.length} characters long, over this store's maxContentChars (${rules.maxContentChars}); open the store with a larger maxContentChars to import it`);
@@ -62,6 +59,7 @@ export function checkImportedEntry(entry: EntryRecord, rules: EntryRules): void 
     if (Math.abs(time) > MAX_TIME_MS) throw new Error(`its ${field} (${time}) is outside the times a JS Date can hold (±${MAX_TIME_MS} ms around 1970)`);
   }
   if (!plainlyValid(entry.metadata)) checkMetadata(entry.metadata, "its metadata");
+  checkLifecycleSize(entry, rules.maxContentChars);
   if (entry.embedding !== null && rules.dim !== null && entry.embedding.length !== rules.dim) {
     throw new Error(`its vector has ${entry.embedding.length} components, but the header's embedder makes ${rules.dim}`);
   }
@@ -70,13 +68,26 @@ export function checkImportedEntry(entry: EntryRecord, rules: EntryRules): void 
   if (isLive(entry.status) && by !== undefined) throw new Error(`it is ${entry.status} yet has superseded_by ${JSON.stringify(by)} (only a superseded or deleted entry names what replaced it)`);
   if (entry.status === "superseded" && by === undefined) throw new Error("it is superseded but its superseded_by names no entry");
   // restore() puts a forgotten entry back in the status it had; a superseded one needs its successor.
-  if (entry.status === "deleted" && entry.metadata["deleted_from"] === "superseded" && by === undefined) {
-    throw new Error("it was superseded before it was forgotten (metadata.deleted_from) but its superseded_by names no entry");
+  if (entry.status === "deleted" && entry.lifecycle.deletedFrom === "superseded" && by === undefined) {
+    throw new Error("it was superseded before it was forgotten (lifecycle.deleted_from) but its superseded_by names no entry");
   }
-  for (const id of conflictIds(entry)) {
-    if (typeof id !== "string") throw new Error(`its metadata.conflict must list entry ids, got ${JSON.stringify(id)}`);
-    if (id === entry.id) throw new Error("its metadata.conflict names the entry itself");
+  for (const id of entry.lifecycle.conflict ?? []) {
+    if (id === entry.id) throw new Error("its lifecycle.conflict names the entry itself");
   }
+}
+
+/**
+ * Bounds what an imported entry's lifecycle may hold, as add bounds it: at most {@link MAX_CONFLICT_IDS}
+ * conflicting ids, and as JSON no more than a metadata object may be plus one content's length (its
+ * `source_span` is cut to `maxContentChars`, like content).
+ */
+function checkLifecycleSize(entry: EntryRecord, maxContentChars: number): void {
+  const { conflict, reextractedInto } = entry.lifecycle;
+  if (conflict !== undefined && conflict.length > MAX_CONFLICT_IDS) throw new Error(`its lifecycle.conflict lists ${conflict.length} ids; the store keeps at most ${MAX_CONFLICT_IDS}`);
+  if (reextractedInto !== undefined && reextractedInto.length > PLUGIN_LIMITS.facts) throw new Error(`its lifecycle.reextracted_into lists ${reextractedInto.length} ids; an extraction yields at most ${PLUGIN_LIMITS.facts}`);
+  const limit = METADATA_LIMITS.chars + 6 * maxContentChars;
+  const chars = JSON.stringify(entry.lifecycle).length;
+  if (chars > limit) throw new Error(`its lifecycle is ${chars} characters as JSON; the limit is ${limit}`);
 }
 
 /**
@@ -118,7 +129,7 @@ export interface ImportPlan {
 
 /**
  * Decides what to insert and checks the import against the store; throws INVALID_ARGUMENT (naming the
- * line) when an id is already another entry's, or when a link (`superseded_by`, `metadata.conflict`)
+ * line) when an id is already another entry's, or when a link (`superseded_by`, `lifecycle.conflict`)
  * names an entry of another user, or one that is in neither the import nor the store. A partial import
  * keeps such a dangling link (its target may come with the rest of the export): nothing follows it
  * until an entry of the same user has that id, as history and restore follow links only within a
@@ -144,7 +155,7 @@ export function planImport(imported: ImportedEntries, state: EntryState, partial
       fresh.push(entry);
       users.add(entry.userId);
       if (entry.supersededBy !== undefined) checkLink(entry, "superseded_by", entry.supersededBy, lines[i]!, ownerInImport, state, partial);
-      for (const id of conflictIds(entry)) checkLink(entry, "metadata.conflict", id as string, lines[i]!, ownerInImport, state, partial);
+      for (const id of entry.lifecycle.conflict ?? []) checkLink(entry, "lifecycle.conflict", id, lines[i]!, ownerInImport, state, partial);
       return;
     }
     if (stored.userId === entry.userId && stored.content === entry.content && stored.status === entry.status) {

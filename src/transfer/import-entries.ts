@@ -7,6 +7,7 @@ import { embedTexts } from "../embedding/embed-texts.ts";
 import { asArgumentError, checkKnownKeys, checkOptions, describe } from "../validation/arguments.ts";
 import type { Change, EntryState } from "../state/entry-state.ts";
 import type { SeqCounter } from "../state/ids.ts";
+import { isPurged } from "../state/lifecycle.ts";
 import { parseImport, type ParsedImport } from "./jsonl-transfer.ts";
 import { planImport } from "./import-check.ts";
 
@@ -31,11 +32,11 @@ export function readImport(source: Iterable<string> | AsyncIterable<string>, par
  * Recomputes, in place, the vectors the store cannot use: all of them when the export names another
  * embedder, and any missing or of another length (purged tombstones have none to make). The import is
  * checked against the store first, so a refused import costs no embedding call. An embedder failure
- * leaves those entries without a vector, with the reason in their metadata (found by keywords).
+ * leaves those entries without a vector, with the reason in their lifecycle (found by keywords).
  */
 export async function embedImported(parsed: ParsedImport, state: EntryState, partial: boolean, embedder: Embedder, identity: EmbedderIdentity): Promise<void> {
   const sameSpace = parsed.header === null ? null : parsed.header.embedder.id === identity.id && parsed.header.embedder.dim === identity.dim;
-  const reembed = parsed.entries.filter((e) => e.metadata["purged"] !== true && (sameSpace === false || e.embedding === null || e.embedding.length !== identity.dim));
+  const reembed = parsed.entries.filter((e) => !isPurged(e) && (sameSpace === false || e.embedding === null || e.embedding.length !== identity.dim));
   // Checked against the store before any vector is computed, and again when applied.
   if (reembed.length > 0) planImport(parsed, state, partial);
   for (let i = 0; i < reembed.length; i += EMBED_BATCH) {
@@ -43,7 +44,7 @@ export async function embedImported(parsed: ParsedImport, state: EntryState, par
     const embedded = await embedTexts(embedder, slice.map((e) => e.content), identity.dim);
     slice.forEach((e, j) => {
       e.embedding = embedded.vectors?.[j] ?? null;
-      if (embedded.vectors === null) e.metadata = { ...e.metadata, embedding_degraded: embedded.degradedReason ?? "embedding failed" };
+      if (embedded.vectors === null) e.lifecycle = { ...e.lifecycle, embeddingDegraded: embedded.degradedReason ?? "embedding failed" };
     });
   }
 }

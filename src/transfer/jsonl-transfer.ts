@@ -10,19 +10,25 @@ import { LineSplitter, type ImportLine } from "./import-lines.ts";
 
 /**
  * Version of the export file itself (header `moomem_export`): a header line, then entry lines. It is
- * not the store's on-disk format (`stats().formatVersion`, now 3), which an export never depends on.
+ * not the store's on-disk format (`stats().formatVersion`), which an export never depends on.
  */
 export const EXPORT_FORMAT = 1;
 
 /**
- * Version of the entry lines in an export (header `entry_format`): the entry shape of store format 2,
- * dense base64 vectors, which every moomem since 0.1 reads. Exports made before the field was named
- * wrote it as `format`; import reads both.
+ * Version of the entry lines in an export (header `entry_format`): the entry shape of store format 4
+ * (the store's bookkeeping in `lifecycle`, apart from `metadata`), dense base64 vectors. Exports made
+ * before the field was named wrote it as `format`; import reads both.
  */
-export const EXPORT_ENTRY_FORMAT = 2;
+export const EXPORT_ENTRY_FORMAT = 4;
 
-/** The entry formats import reads: the seed's v1 (number arrays), v2 (dense base64) and v3 (sparse vectors). */
-const ENTRY_FORMATS = [1, 2, 3];
+/**
+ * The entry format of exports for a moomem before entry format 4 (which reads 1 to 3): the bookkeeping
+ * written into `metadata` under its old names (`export({ entryFormat: 2 })`).
+ */
+export const LEGACY_EXPORT_ENTRY_FORMAT = 2;
+
+/** The entry formats import reads: the seed's v1 (number arrays), v2 (dense base64), v3 (sparse vectors), v4 (lifecycle). */
+const ENTRY_FORMATS = [1, 2, 3, 4];
 
 /**
  * Longest line import reads, in characters: any entry moomem writes fits (its content is at most
@@ -46,8 +52,9 @@ export function headerLine(header: ExportHeader): string {
   return JSON.stringify(header) + "\n";
 }
 
-export function entryLine(record: EntryRecord): string {
-  return entryJsonText(record) + "\n";
+/** One entry's line; `legacy`: in entry format 2 (see {@link LEGACY_EXPORT_ENTRY_FORMAT}; throws for metadata using an old bookkeeping name). */
+export function entryLine(record: EntryRecord, legacy = false): string {
+  return entryJsonText(record, false, legacy) + "\n";
 }
 
 /** What an import file held, validated line by line before anything is applied. */

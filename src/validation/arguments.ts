@@ -218,12 +218,6 @@ function messageText(content: unknown, i: number): string {
  */
 export const MAX_CONTENT_CHARS = 1_000_000;
 
-/**
- * Most ids the store keeps in an entry's `conflict` metadata (the newest): each fact that coexists with
- * an entry adds one and rewrites the entry, so an unbounded list would make N such adds write O(N²) bytes.
- */
-export const MAX_CONFLICT_IDS = 50;
-
 /** Limits of one metadata object (`add`, and the `metadata` filter of `recall` / `list`). */
 export const METADATA_LIMITS = {
   /** Levels of nested objects and arrays. */

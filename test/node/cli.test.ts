@@ -144,7 +144,7 @@ describe("moomem CLI: every command", () => {
     expect(jsonOf<{ forgotten: number; purged: boolean }>(await runMoomem([...dir, "--json", "forget", "-u", "carol", "--all", "--purge"]))).toEqual({ forgotten: 2, purged: true });
 
     const [stats, statsHuman, reembed] = await Promise.all([runMoomem([...dir, "--json", "stats"]), runMoomem([...dir, "stats"]), runMoomem([...dirArgs("scenario-en"), "reembed"])]);
-    expect(jsonOf<StoreStats>(stats)).toMatchObject({ total: 2, active: 0, deleted: 2, users: 1, extractorMode: "patterns", formatVersion: 3 });
+    expect(jsonOf<StoreStats>(stats)).toMatchObject({ total: 2, active: 0, deleted: 2, users: 1, extractorMode: "patterns", formatVersion: 4 });
     expect(expectOk(statsHuman).stdout).toMatch(/^store\s+.*commands\nentries\s+2\n {2}active\s+0\n/);
     expect(expectOk(reembed).stdout).toBe("2 entries now hold vectors of hashing-v2/256 (256 dims)\n");
     // Purged when the forget command closed the store: compaction removed the old slot and journal, so no file holds the content.

@@ -127,7 +127,7 @@ describe("a file system with sockets but no hard links", () => {
     const second = new FileBackend(dir);
     await expect(second.load()).rejects.toMatchObject({ code: "STORE_LOCKED", message: expect.stringMatching(/lapses 5\.0 s after the last renewal/) as unknown });
     await second.close();
-    await writer.append([{ entries: [{ id: "a", userId: "user-1", content: "x", kind: "fact", status: "active", createdAt: 1, updatedAt: 1, seq: 1, metadata: {}, embedding: null }] }]);
+    await writer.append([{ entries: [{ id: "a", userId: "user-1", content: "x", kind: "fact", status: "active", createdAt: 1, updatedAt: 1, seq: 1, metadata: {}, lifecycle: {}, embedding: null }] }]);
     await writer.close();
     expect(topPoint(dir).size).toBe(0);
     expect(await storedIds(dir)).toEqual(["a"]);

@@ -40,6 +40,7 @@ function importLines(userId: string, count: number): string[] {
       updatedAt: 1_700_000_000_000 + i,
       seq: i,
       metadata: { n: i },
+      lifecycle: {},
       embedding: null,
     };
     lines.push(entryLine(record));

@@ -14,6 +14,7 @@ function rec(id: string, seq: number, userId = "u", extra: Partial<EntryRecord> 
     updatedAt: 1_700_000_000_000 + seq,
     seq,
     metadata: {},
+    lifecycle: {},
     embedding: Float32Array.of(1, seq, 0, 0.5),
     ...extra,
   };

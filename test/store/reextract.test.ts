@@ -39,7 +39,7 @@ describe("reextract", () => {
     expect(s.facts.map((f) => f.content)).toEqual(["I moved to Shenzhen", "I'm allergic to shrimp"]);
     const active = await mem.list("u1", { status: "active" });
     expect(active.map((e) => e.content)).toEqual(["I moved to Shenzhen", "I'm allergic to shrimp"]);
-    expect(active[0]!.metadata["reextracted_from"]).toBeDefined();
+    expect(active[0]!.lifecycle!.reextractedFrom).toBeDefined();
     // the moved city superseded Beijing, as a fresh add would
     expect((await mem.list("u1", { status: "superseded" })).map((e) => e.content)).toContain("I live in Beijing");
     // small talk holds no fact: soft-deleted, restorable

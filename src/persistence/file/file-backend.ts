@@ -221,6 +221,7 @@ export class FileBackend implements PersistenceBackend {
         truncatedRecovered: recovered.truncatedRecovered,
         tornTails: recovered.tornTails,
         formatVersion: recovered.formatVersion,
+        outdated: recovered.formatVersion < SNAPSHOT_FORMAT_VERSION,
         lastWriteAt: recovered.lastWriteAt,
       };
     } catch (error) {

@@ -19,6 +19,7 @@ function entry(id: string, seq: number, content = `fact ${seq}`): EntryRecord {
     updatedAt: 1000 + seq,
     seq,
     metadata: { n: seq },
+    lifecycle: {},
     embedding: Float32Array.from([seq, -0.5, 0.25]),
   };
 }
@@ -83,6 +84,19 @@ describe("journal format", () => {
         copy[i] = copy[i]! ^ flip;
         expect(typeof checkJournalLine(3, copy), `byte ${i} ^ ${flip}`).toBe("string");
       }
+    }
+  });
+
+  it("appends to a v3 journal in v3's shape (bookkeeping in metadata) and reads both shapes back as the same entry", async () => {
+    const e: EntryRecord = { ...entry("a", 1), metadata: { channel: "chat" }, lifecycle: { extractor: "raw", judge: "similarity", conflict: ["b"] } };
+    const v3 = encodeJournalRecord(3, { n: 1, synced: 0, time: 5, entries: [e] }, 3);
+    const v4 = encodeJournalRecord(3, { n: 1, synced: 0, time: 5, entries: [e] });
+    expect(decodeUtf8(v3)).toContain('"metadata":{"channel":"chat","extractor":"raw","judge":"similarity","conflict":["b"]}}');
+    expect(decodeUtf8(v3)).not.toContain('"lifecycle"');
+    expect(decodeUtf8(v4)).toContain('"metadata":{"channel":"chat"},"lifecycle":{"extractor":"raw","judge":"similarity","conflict":["b"]}');
+    for (const [header, line] of [['{"journal":3,"gen":3}\n', v3], [encodeJournalHeader(3), v4]] as const) {
+      const { applied } = await scan(concat([encodeUtf8(header), line]));
+      expect(applied[0]![0]).toMatchObject({ metadata: { channel: "chat" }, lifecycle: e.lifecycle });
     }
   });
 
@@ -152,7 +166,7 @@ describe("journal format", () => {
 
   it("refuses a bad header, another version, or a gen that disagrees with the file name", async () => {
     const { lines } = journal(1);
-    const version = await scanError(concat([encodeUtf8('{"journal":4,"gen":3}\n'), lines[1]!]));
+    const version = await scanError(concat([encodeUtf8('{"journal":5,"gen":3}\n'), lines[1]!]));
     expect((await scanError(concat([encodeUtf8('{"journal":1,"gen":3}\n'), lines[1]!]))).kind).toBe("version");
     expect(version.kind).toBe("version");
     expect(version.line).toBe(1);
@@ -201,7 +215,7 @@ describe("journal format: operations split over several lines", () => {
     expect(typeof checked === "object" && checked.continues).toBe(true);
 
     // A line as a moomem without the flag wrote it, built by hand from the documented layout.
-    const body = encodeUtf8(JSON.stringify(entries.map(entryToJson)));
+    const body = encodeUtf8(JSON.stringify(entries.map((e) => entryToJson(e))));
     const crc = crc32Update(crc32UpdateAscii(0, "3:2:1:7:"), body);
     const old = encodeUtf8(`{"n":2,"s":1,"t":7,"crc":${crc},"entries":${decodeUtf8(body) ?? ""}}`);
     const parsed = checkJournalLine(3, old);

@@ -7,11 +7,13 @@ import { FormatError } from "./format-error.ts";
 import { concat, decodeUtf8, encodeUtf8, type RawLine } from "../line-reader.ts";
 
 /**
- * Version named in the header of every journal this moomem starts. v3 writes mostly-zero vectors by
- * their non-zero components (record-codec); v2 journals are still read, and appended to as v2 (dense
- * vectors) until the next compaction replaces them, so a file never holds lines newer than its header.
+ * Version named in the header of every journal this moomem starts. v4 holds entry format 4 (the store's
+ * bookkeeping in `lifecycle`); v3 writes mostly-zero vectors by their non-zero components (record-codec).
+ * v2 and v3 journals are still read, and appended to in their own version (v2: dense vectors; both: the
+ * bookkeeping in metadata) until the next compaction replaces them, so a file never holds lines newer
+ * than its header.
  */
-export const JOURNAL_FORMAT_VERSION = 3;
+export const JOURNAL_FORMAT_VERSION = 4;
 
 /** The oldest journal version still read. */
 const OLDEST_JOURNAL_VERSION = 2;
@@ -90,13 +92,14 @@ const CLOSE = encodeUtf8("}\n");
 
 /**
  * One journal line (with its newline) holding one batch, in the format of a journal of `version`
- * (sparse vectors from v3 on). `time` is rounded to whole ms.
+ * (sparse vectors from v3 on, `lifecycle` from v4 on). `time` is rounded to whole ms.
  */
 export function encodeJournalRecord(gen: number, record: JournalRecord, version: number = JOURNAL_FORMAT_VERSION): Uint8Array {
   const time = Number.isFinite(record.time) ? Math.max(0, Math.round(record.time)) : 0;
   const continues = record.continues === true;
   const sparse = version >= 3;
-  const body = encodeUtf8(`[${record.entries.map((entry) => entryJsonText(entry, sparse)).join(",")}]`);
+  const legacy = version < 4;
+  const body = encodeUtf8(`[${record.entries.map((entry) => entryJsonText(entry, sparse, legacy)).join(",")}]`);
   const crc = crc32Update(checksumStart(gen, record.n, record.synced, time, continues), body);
   return concat([encodeUtf8(prefix(record.n, record.synced, time, continues, crc)), body, CLOSE]);
 }

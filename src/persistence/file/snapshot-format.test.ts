@@ -17,6 +17,7 @@ function entry(id: string, seq: number, extra: Partial<EntryRecord> = {}): Entry
     updatedAt: 20 + seq,
     seq,
     metadata: {},
+    lifecycle: {},
     embedding: Float32Array.from([seq / 3, 0, -1]),
     ...extra,
   };
@@ -64,12 +65,12 @@ describe("snapshot format v2 and v3", () => {
     const { entries: read, result } = await scan(concat(lines));
     expect(read.map(plain)).toEqual(entries.map(plain));
     expect(result).toEqual({
-      header: { version: 3, gen: 5, clock: 1_700_000_000_000, count: 3, embedder: EMBEDDER },
+      header: { version: 4, gen: 5, clock: 1_700_000_000_000, count: 3, embedder: EMBEDDER },
       entries: 3,
       truncated: 0,
     });
     const empty = await scan(concat(snapshot([], 1, null)));
-    expect(empty.result.header).toEqual({ version: 3, gen: 1, clock: null, count: 0, embedder: EMBEDDER });
+    expect(empty.result.header).toEqual({ version: 4, gen: 1, clock: null, count: 0, embedder: EMBEDDER });
   });
 
   it("is incomplete at every cut before the end of its footer", async () => {
@@ -93,9 +94,9 @@ describe("snapshot format v2 and v3", () => {
     const lines = snapshot(entries);
     expect((await scanError(concat([...lines, encodeUtf8("{}\n")]))).message).toMatch(/after the footer/);
     expect((await scanError(concat([lines[0]!, encodeUtf8("\n"), ...lines.slice(1)]))).line).toBe(2);
-    const v4 = await scanError(encodeUtf8('{"v":4,"gen":1,"clock":0,"count":0,"embedder":{"id":"x","dim":1}}\n{"end":true,"count":0,"crc":0}\n'));
-    expect(v4.kind).toBe("version");
-    expect(v4.message).toMatch(/version 4 is not supported/);
+    const v5 = await scanError(encodeUtf8('{"v":5,"gen":1,"clock":0,"count":0,"embedder":{"id":"x","dim":1}}\n{"end":true,"count":0,"crc":0}\n'));
+    expect(v5.kind).toBe("version");
+    expect(v5.message).toMatch(/version 5 is not supported/);
   });
 
   it("refuses entries out of seq order when reading and when writing", async () => {

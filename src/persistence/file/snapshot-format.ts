@@ -8,15 +8,13 @@ import { FormatError } from "./format-error.ts";
 import { decodeUtf8, encodeUtf8, type RawLine } from "../line-reader.ts";
 
 /**
- * The snapshot version this moomem writes. v3 is v2 with mostly-zero vectors written by their
- * non-zero components (record-codec); v2 is still read.
+ * The snapshot version this moomem writes: its entry lines are those of entry format 4 (the store's
+ * bookkeeping in `lifecycle`; record-codec). v3 (mostly-zero vectors by their non-zero components) and v2
+ * are still read, and rewritten as v4 by the next compaction.
  */
-export const SNAPSHOT_FORMAT_VERSION = 3;
+export const SNAPSHOT_FORMAT_VERSION = 4;
 
-/** The first version with a footer, a count and an embedder in the header. */
-const FOOTER_SNAPSHOT_VERSION = 2;
-
-/** The seed's full-rewrite snapshot version, still read. */
+/** The seed's full-rewrite snapshot version, still read (v2 brought the footer, the count and the embedder in the header). */
 export const SEED_SNAPSHOT_VERSION = 1;
 
 /** What a snapshot's first line says. */
@@ -72,7 +70,7 @@ export function parseSnapshotHeader(text: string): SnapshotHeader {
   if (!isObject(value)) throw new FormatError(1, "the snapshot header is not a JSON object");
   const version = value["v"];
   if (typeof version !== "number") throw new FormatError(1, "the snapshot header has no version");
-  if (version !== SEED_SNAPSHOT_VERSION && version !== FOOTER_SNAPSHOT_VERSION && version !== SNAPSHOT_FORMAT_VERSION) {
+  if (!Number.isInteger(version) || version < SEED_SNAPSHOT_VERSION || version > SNAPSHOT_FORMAT_VERSION) {
     throw new FormatError(1, `snapshot format version ${version} is not supported (this moomem reads versions 1 to ${SNAPSHOT_FORMAT_VERSION})`, "version");
   }
   const gen = value["gen"];

@@ -17,11 +17,16 @@ export const INDEXEDDB_SCHEMA_VERSION = 1;
 
 /**
  * Version of the records inside the stores. Entries are record-codec objects
- * with dense vectors, the objects of a v2 snapshot line. (File format v3 only
- * writes mostly-zero vectors more compactly in a line; IndexedDB stores the
- * objects themselves, so its records stay v2.)
+ * with dense vectors. v3: the objects of entry format 4 (the store's
+ * bookkeeping in `lifecycle`); v2: those of a v2 snapshot line (bookkeeping in
+ * `metadata`). A database of v2 is read as it is (each record without a
+ * `lifecycle` is read the v2 way) and becomes v3 with its next write: records
+ * are rewritten one by one as they change, and both kinds read the same.
  */
-export const INDEXEDDB_FORMAT_VERSION = 2;
+export const INDEXEDDB_FORMAT_VERSION = 3;
+
+/** The oldest record version still read. */
+const OLDEST_INDEXEDDB_FORMAT = 2;
 
 const ENTRIES = "entries";
 const META = "meta";
@@ -142,7 +147,7 @@ export class IndexedDbBackend implements PersistenceBackend {
     for (const batch of batches) entries.push(...batch.entries);
     if (entries.length === 0) return;
     const encoded = entries.map((entry) => entryToJson(entry));
-    const meta: MetaRecord = { ...this.#meta, lastWriteAt: Date.now() };
+    const meta: MetaRecord = { ...this.#meta, format: INDEXEDDB_FORMAT_VERSION, lastWriteAt: Date.now() };
     // The whole group is one transaction: every batch, so also every run chained by `continues`, is all or nothing.
     await this.#write(db, "append", (tx) => {
       const store = tx.objectStore(ENTRIES);
@@ -180,7 +185,7 @@ export class IndexedDbBackend implements PersistenceBackend {
    */
   async compact(source: SnapshotSource): Promise<void> {
     const db = this.#writable("compact");
-    const meta: MetaRecord = { ...this.#meta, embedder: { id: source.embedder.id, dim: source.embedder.dim } };
+    const meta: MetaRecord = { ...this.#meta, format: INDEXEDDB_FORMAT_VERSION, embedder: { id: source.embedder.id, dim: source.embedder.dim } };
     let replacement: EntryJson[] | null = null;
     if (source.count !== this.#sizes.size) {
       replacement = [];
@@ -209,7 +214,7 @@ export class IndexedDbBackend implements PersistenceBackend {
    * (structured clones, LevelDB/SQLite pages, compression) differs by engine.
    */
   stats(): BackendStats {
-    return { bytesOnDisk: this.#entryBytes + utf8Length(JSON.stringify(this.#meta)), lastWriteAt: this.#meta.lastWriteAt };
+    return { bytesOnDisk: this.#entryBytes + utf8Length(JSON.stringify(this.#meta)), lastWriteAt: this.#meta.lastWriteAt, formatVersion: this.#meta.format };
   }
 
   async close(): Promise<void> {
@@ -353,7 +358,7 @@ export class IndexedDbBackend implements PersistenceBackend {
     if (format > INDEXEDDB_FORMAT_VERSION) {
       throw new MoomemError("STORE_CORRUPTED", `${this.location} holds format version ${format}, newer than the ${INDEXEDDB_FORMAT_VERSION} this moomem reads; upgrade moomem to open it`);
     }
-    if (format < INDEXEDDB_FORMAT_VERSION) return bad(`names format ${format}, which IndexedDB stores never had`);
+    if (format < OLDEST_INDEXEDDB_FORMAT) return bad(`names format ${format}, which IndexedDB stores never had`);
     const embedder = o["embedder"];
     let identity: EmbedderIdentity | null = null;
     if (embedder !== null && embedder !== undefined) {
