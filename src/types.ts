@@ -158,8 +158,13 @@ export interface ExtractionReport {
 
 /** Finds the facts worth remembering in an input. */
 export interface Extractor {
-  /** Short name recorded in each entry's metadata (`raw`, `llm`, …). */
+  /** Short name recorded in each entry's lifecycle (`raw`, `llm`, …). */
   readonly mode: string;
+  /**
+   * True when the extractor keeps the input as it is rather than finding facts in it (the built-in
+   * `RawExtractor`): `reextract` then has nothing to do and refuses. Optional; absent means false.
+   */
+  readonly verbatim?: boolean;
   /**
    * `report` lets a model-backed extractor say it needed its retry
    * (`report.retried = true`); the store then judges conflicts offline, so one
@@ -184,7 +189,7 @@ export interface JudgeItem {
 
 /** Decides whether a new fact replaces, coexists with, or is unrelated to existing entries. */
 export interface ConflictJudge {
-  /** Short name recorded in metadata (`similarity`, `llm`, …). */
+  /** Short name recorded in each judged entry's lifecycle (`similarity`, `llm`, …). */
   readonly name?: string;
   /** `candidates` carry their vector (`embedding`) when they have one. */
   judge(fact: ExtractedFact & { embedding?: Float32Array }, candidates: Array<MemoryEntry & { embedding?: Float32Array }>): Promise<Verdict[]>;

@@ -18,6 +18,8 @@ import type { JudgeCandidate, SimilarityJudge } from "./similarity-judge.ts";
 /** What the pipeline runs with: the store's plug-ins and the settings that shape an add. */
 export interface AddPipeline {
   readonly extractor: Extractor;
+  /** The extractor keeps text as it is (`Extractor.verbatim`): there is nothing to re-extract with. */
+  readonly verbatim: boolean;
   readonly embedder: Embedder;
   /** The vector length the store checked at open. */
   readonly dim: number;

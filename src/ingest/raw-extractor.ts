@@ -22,6 +22,8 @@ import { userText } from "../text/transcript.ts";
  */
 export class RawExtractor implements Extractor {
   readonly mode: string = "raw";
+  /** It finds no facts: `reextract` has nothing to do with it. */
+  readonly verbatim: boolean = true;
 
   extract(_userId: string, input: string | readonly ChatMessage[]): Promise<ExtractedFact[]> {
     const text = typeof input === "string" ? stripMemoryContext(input) : userText(input);

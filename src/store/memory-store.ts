@@ -5,7 +5,6 @@ import type { AddInput, AddSummary, EntryStatus, ImportSummary, MemoryEntry, Rec
 import { ENTRY_STATUSES } from "../types.ts";
 import type { EmbedderIdentity, PersistenceBackend } from "../persistence/backend.ts";
 import { MoomemError, invalidArgument } from "../errors.ts";
-import { RawExtractor } from "../ingest/raw-extractor.ts";
 import { nothingFromUser } from "../text/transcript.ts";
 import { ExtractionGuard } from "../ingest/extract.ts";
 import { commitAdd, prepareAdd, type AddPipeline } from "../ingest/add-pipeline.ts";
@@ -114,6 +113,7 @@ export class MemoryStore {
       backend,
       pipeline: {
         extractor: plan.extractor,
+        verbatim: plan.verbatim,
         embedder: plan.embedder,
         dim: plan.identity.dim,
         judge: plan.judge,
@@ -409,8 +409,8 @@ export class MemoryStore {
    * deduplicated and judged as in a fresh add, and the raw entry is marked
    * superseded by them (or deleted when the extractor finds no fact). Entries
    * whose extraction fails again stay as they are. Without `userId`, every user.
-   * Needs a fact extractor: with the `RawExtractor` (the default), which keeps
-   * text as it is, it throws `INVALID_ARGUMENT` and changes nothing.
+   * Needs a fact extractor: with one that keeps text as it is (`verbatim`, such
+   * as the `RawExtractor`), it throws `INVALID_ARGUMENT` and changes nothing.
    *
    * @example
    * ```ts
@@ -421,9 +421,9 @@ export class MemoryStore {
     return this.#track(async () => {
       this.#checkWritable();
       if (userId !== undefined) checkUserId(userId);
-      if (this.#pipeline.extractor instanceof RawExtractor) {
+      if (this.#pipeline.verbatim) {
         throw invalidArgument(
-          "reextract: the store was opened with the RawExtractor, which keeps text as it is and finds no facts, so there is nothing to reextract with; open the store with a fact extractor (the default PatternExtractor, or LlmExtractor from moomem/openai: moomem --llm reextract)",
+          `reextract: the store was opened with an extractor that keeps text as it is and finds no facts (${this.#pipeline.extractor.mode}, verbatim), so there is nothing to reextract with; open the store with a fact extractor (the default PatternExtractor, or LlmExtractor from moomem/openai: moomem --llm reextract)`,
         );
       }
       const targets = await this.#durable(() => {

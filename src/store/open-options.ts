@@ -8,7 +8,7 @@ import { SystemClock } from "../clock.ts";
 import { HashingEmbedder } from "../embedding/hashing-embedder.ts";
 import { PatternExtractor } from "../ingest/pattern-extractor.ts";
 import { SimilarityJudge } from "../ingest/similarity-judge.ts";
-import { checkExtractorMode, checkJudgeName, checkPlugin, readClock, readEmbedderIdentity } from "../validation/plugin-checks.ts";
+import { checkExtractorMode, checkJudgeName, checkPlugin, readClock, readEmbedderIdentity, readExtractorVerbatim } from "../validation/plugin-checks.ts";
 import { checkIntegerIn, checkKnownKeys, checkNumberIn, checkOptions, describe, MAX_CONTENT_CHARS } from "../validation/arguments.ts";
 import { embedderKind, fusionDefaults, type FusionMethod } from "../recall/ranking.ts";
 import type { RecallSettings } from "../recall/recall.ts";
@@ -108,6 +108,8 @@ export interface OpenPlan {
   /** The identity stored with the vectors (`embedder.id`, `embedder.dim`), read once. */
   identity: EmbedderIdentity;
   extractor: Extractor;
+  /** The extractor keeps text as it is (`extractor.verbatim`): reextract refuses. */
+  verbatim: boolean;
   judge: ConflictJudge;
   /** The offline judge (the default judge, and the fallback of any other). */
   fallbackJudge: SimilarityJudge;
@@ -144,6 +146,7 @@ export function readOpenOptions(path: string, options: OpenOptions | undefined, 
   const extractor = (o["extractor"] as Extractor | undefined) ?? new PatternExtractor();
   checkPlugin(extractor, "extractor", ["extract"]);
   checkExtractorMode(extractor);
+  const verbatim = readExtractorVerbatim(extractor);
   const threshold = o["supersedeThreshold"] === undefined ? 0.82 : checkNumberIn(o["supersedeThreshold"], "open: supersedeThreshold", 0.01, 1);
   const fallbackJudge = new SimilarityJudge({ threshold });
   const judge = (o["judge"] as ConflictJudge | undefined) ?? fallbackJudge;
@@ -190,5 +193,5 @@ export function readOpenOptions(path: string, options: OpenOptions | undefined, 
   const reembed = o["reembed"] ?? false;
   if (typeof reembed !== "boolean") throw invalidArgument(`open: reembed must be true or false, got ${describe(reembed)}`);
   if (reembed && readOnly) throw invalidArgument("open: reembed rewrites the store, so it cannot be combined with readOnly");
-  return { embedder, identity, extractor, judge, fallbackJudge, clock, recall, maxContentChars, judgeByVector, readOnly, follow, reembed, backend };
+  return { embedder, identity, extractor, verbatim, judge, fallbackJudge, clock, recall, maxContentChars, judgeByVector, readOnly, follow, reembed, backend };
 }

@@ -64,12 +64,19 @@ export function readEmbedderIdentity(embedder: Embedder): { id: string; dim: num
   return { id: readName(embedder, "id", "embedder") ?? `custom/${dim}`, dim };
 }
 
-/** Checks `extractor.mode` (recorded in every entry's metadata) once at open. */
+/** Checks `extractor.mode` (recorded in every entry's lifecycle) once at open. */
 export function checkExtractorMode(extractor: Extractor): void {
   readName(extractor, "mode", "extractor");
 }
 
-/** Checks `judge.name` (recorded in the metadata of judged entries) once at open. */
+/** `extractor.verbatim`, read once at open: true, false, or absent (false). */
+export function readExtractorVerbatim(extractor: Extractor): boolean {
+  const value = readMember(extractor, "verbatim", "extractor");
+  if (value !== undefined && typeof value !== "boolean") throw invalidArgument(`open: extractor.verbatim must be true, false or left out, got ${describeValue(value)}`);
+  return value === true;
+}
+
+/** Checks `judge.name` (recorded in the lifecycle of judged entries) once at open. */
 export function checkJudgeName(judge: ConflictJudge): void {
   readName(judge, "name", "judge");
 }
