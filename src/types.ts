@@ -7,7 +7,7 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
 export type Metadata = { [key: string]: JsonValue };
 
 /**
- * Lifecycle state of an entry (PRD state machine). `unstructured` is a degraded add: the extractor
+ * Lifecycle state of an entry (README, "API at a glance": add, forget, restore, supersede). `unstructured` is a degraded add: the extractor
  * failed, so the input was kept raw (still recalled) until `reextract` turns it into facts.
  */
 export type EntryStatus = "active" | "superseded" | "deleted" | "unstructured";
@@ -319,7 +319,7 @@ export interface ImportSummary {
   skipped: number;
 }
 
-/** Durability of an acknowledged write (DESIGN §5). */
+/** Durability of an acknowledged write (README, "On-disk layout and recovery"). */
 export type SyncMode = "always" | "interval" | "none";
 
 /** Recall route selection. */

@@ -11,7 +11,7 @@ import { Output } from "./output.ts";
 import { tornTailNotice } from "./torn-tail-notice.ts";
 import { packageVersion } from "./version.ts";
 
-/** Exit statuses (DESIGN §7). */
+/** Exit statuses (README, "The CLI"; docs/decisions.md, "The CLI"). */
 export const EXIT_OK = 0;
 export const EXIT_STORE_ERROR = 1;
 export const EXIT_USAGE = 2;

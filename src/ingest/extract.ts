@@ -71,7 +71,7 @@ export function truncate(text: string, max: number): string {
 }
 
 /**
- * Counts consecutive failed extractions (DESIGN §2): the third in a row is an
+ * Counts consecutive failed extractions (README, "Plugging in a model provider"): the third in a row is an
  * error instead of a degraded entry; any success resets the count.
  */
 export class ExtractionGuard {

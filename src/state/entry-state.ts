@@ -12,7 +12,7 @@ import { MAX_TIME_MS } from "../clock.ts";
 
 export { MAX_TIME_MS };
 
-/** Statuses whose entries are searchable (PRD: recall returns only these). */
+/** Statuses whose entries are searchable: recall returns only these (README, "API at a glance"). */
 export function isLive(status: EntryStatus): boolean {
   return status === "active" || status === "unstructured";
 }

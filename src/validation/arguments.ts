@@ -14,7 +14,7 @@ const USER_ID_MAX = 64;
 const USER_ID_CHAR = /^[A-Za-z0-9_.-]$/;
 
 /**
- * Enforces the user-id contract (DESIGN §4): 1–64 characters of
+ * Enforces the user-id contract (README, "API at a glance"): 1–64 characters of
  * `[A-Za-z0-9_.-]`, not starting with `.`, case-sensitive.
  */
 export function checkUserId(userId: unknown): string {

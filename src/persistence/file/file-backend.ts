@@ -16,7 +16,7 @@ import { concat, encodeUtf8 } from "../line-reader.ts";
 /** Options of {@link FileBackend}. */
 export interface FileBackendOptions {
   /**
-   * When an acknowledged write is on disk (DESIGN §5): `"always"` (default)
+   * When an acknowledged write is on disk (README, "On-disk layout and recovery"): `"always"` (default)
    * fdatasyncs each write group before it resolves; `"interval"` at most every
    * `syncIntervalMs`; `"none"` only at compaction and close. A killed process
    * loses nothing acknowledged in any mode; a power loss may lose the unsynced tail.

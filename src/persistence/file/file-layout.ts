@@ -1,4 +1,4 @@
-// Names of the files a file store keeps in <path>/moomem/ (DESIGN §5).
+// Names of the files a file store keeps in <path>/moomem/ (README, "On-disk layout and recovery").
 
 /** The folder inside the user's directory that holds every file of a store. */
 export const STORE_FOLDER = "moomem";

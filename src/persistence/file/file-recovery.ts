@@ -1,4 +1,4 @@
-// Reads a file store as it is on disk and decides what the truth is (DESIGN §5 recovery), without changing any file.
+// Reads a file store as it is on disk and decides what the truth is (README, "On-disk layout and recovery"; docs/decisions.md, "Recovery"), without changing any file.
 
 import type { EntryRecord, TornTail } from "../../types.ts";
 import type { EmbedderIdentity } from "../backend.ts";

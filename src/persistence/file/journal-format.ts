@@ -1,4 +1,4 @@
-// The journal file format (DESIGN §5): a header naming its gen, then one CRC-checked line per committed batch, and the torn-tail rules.
+// The journal file format (README, "On-disk layout and recovery"): a header naming its gen, then one CRC-checked line per committed batch, and the torn-tail rules.
 
 import type { EntryRecord } from "../../types.ts";
 import { entryFromJson, entryJsonText } from "../record-codec.ts";

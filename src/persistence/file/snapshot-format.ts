@@ -1,4 +1,4 @@
-// The snapshot slot format (DESIGN §5): v2/v3 header + entries + footer with a CRC, and the seed's v1 (no footer), with their recovery rules.
+// The snapshot slot format (README, "On-disk layout and recovery"): v2–v4 header + entries + footer with a CRC, and the seed's v1 (no footer), with their recovery rules.
 
 import type { EntryRecord } from "../../types.ts";
 import type { EmbedderIdentity, SnapshotSource } from "../backend.ts";
