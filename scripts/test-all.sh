@@ -92,7 +92,8 @@ for f in "${shared_tests[@]}"; do bun_shared+=("./$f"); done
 bun_node=(bun test --path-ignore-patterns='dist/**' --path-ignore-patterns='node_modules/**')
 for f in "${node_dir_tests[@]}"; do bun_node+=("./$f"); done
 
-run_step "build (tsc)" tsc -p tsconfig.json
+# Three programs: the runtime-neutral core (no DOM, no Node types), the Node-only and the browser-only code.
+run_step "build (tsc: core, node, browser)" tsc -b tsconfig.json
 run_step "typecheck (src, tests, tools)" tsc -p tsconfig.check.json
 run_step "lint (eslint)" eslint .
 run_step "node: vitest" vitest run --project node
