@@ -1,8 +1,8 @@
 // One behaviour suite every PersistenceBackend must pass (memory, files, IndexedDB), run on every runtime.
 
 import { describe, it, expect, afterEach } from "vitest";
-import type { Batch, EmbedderIdentity, LoadedState, PersistenceBackend } from "../src/persistence/backend.ts";
-import type { EntryRecord } from "../src/types.ts";
+import type { Batch, EmbedderIdentity, LoadedState, PersistenceBackend } from "../persistence/backend.ts";
+import type { EntryRecord } from "../types.ts";
 
 /** What a backend's own test file may add to the suite. */
 export interface BackendTestOptions<B extends PersistenceBackend> {
