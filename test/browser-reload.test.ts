@@ -4,7 +4,7 @@ import { describe, it, expect, afterEach } from "vitest";
 import { IndexedDbBackend } from "../src/persistence/indexeddb/indexeddb-backend.ts";
 import { isMoomemError } from "../src/errors.ts";
 import type { EntryRecord } from "../src/types.ts";
-import { makeEntry } from "../src/testing/backend-conformance.ts";
+import { makeEntry } from "./backend-conformance.ts";
 import { MemoryStore as BrowserMemoryStore } from "../src/browser.ts";
 
 const inBrowser = typeof document !== "undefined" && typeof window !== "undefined";

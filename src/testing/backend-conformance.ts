@@ -1,8 +1,33 @@
-// One behaviour suite every PersistenceBackend must pass (memory, files, IndexedDB), run on every runtime.
+// One behaviour suite every PersistenceBackend must pass (memory, files, IndexedDB, PostgreSQL, a host's own),
+// shipped as `moomem/testing`; it takes the test runner's functions, so it needs no test framework of its own.
 
-import { describe, it, expect, afterEach } from "vitest";
 import type { Batch, EmbedderIdentity, LoadedState, PersistenceBackend } from "../persistence/backend.ts";
 import type { EntryRecord } from "../types.ts";
+
+/** The matchers the suite uses, as vitest, Jest and Bun's test runner name them. */
+export interface Matchers {
+  toBe(expected: unknown): void;
+  toEqual(expected: unknown): void;
+  toBeNull(): void;
+  toBeUndefined(): void;
+  toBeInstanceOf(expected: unknown): void;
+  toBeGreaterThan(expected: number): void;
+  toBeGreaterThanOrEqual(expected: number): void;
+  toBeLessThanOrEqual(expected: number): void;
+  toHaveLength(expected: number): void;
+  readonly not: Matchers;
+}
+
+/**
+ * The test runner's functions the suite is written with. vitest's (and Jest's, and `bun:test`'s) fit as
+ * they are: `testBackend({ describe, it, expect, afterEach }, …)`.
+ */
+export interface TestRunner {
+  describe(name: string, body: () => void): void;
+  it(name: string, body: () => Promise<void>): void;
+  afterEach(hook: () => Promise<void>): void;
+  expect(actual: unknown): Matchers;
+}
 
 /** What a backend's own test file may add to the suite. */
 export interface BackendTestOptions<B extends PersistenceBackend> {
@@ -62,7 +87,7 @@ function expectedState(batches: readonly Batch[]): Record<string, unknown>[] {
 
 const EMBEDDER: EmbedderIdentity = { id: "hashing-v1:256", dim: 4 };
 
-/** A varied set of entries: every kind and status, keys, supersede links, metadata, vectors or none. */
+/** A varied set of entries: every kind and status, keys, supersede links, metadata, lifecycle fields, vectors or none. */
 function richEntries(): EntryRecord[] {
   return [
     makeEntry("e1", 1, { content: "I live in Berlin", key: "home_city", embedding: vector([0.5, -0.25, 0.125, Math.fround(1 / 3)]) }),
@@ -73,25 +98,48 @@ function richEntries(): EntryRecord[] {
       metadata: { source: "chat", tags: ["food", "health"], nested: { score: 0.75, ok: true, none: null } },
     }),
     makeEntry("e3", 3, { userId: "user-2", content: "Meeting on Friday", kind: "event", embedding: vector([0, 1, -1, 2.5e-8]) }),
-    makeEntry("e4", 4, { content: "raw text nobody extracted", kind: "unstructured", status: "unstructured", metadata: { extractor: "raw" } }),
-    makeEntry("e5", 5, { content: "I live in Paris", key: "home_city", status: "superseded", supersededBy: "e1", updatedAt: T0 + 99 }),
-    makeEntry("e6", 6, { content: "forgotten", status: "deleted", embedding: vector([1, 0, 0, 0]) }),
+    makeEntry("e4", 4, { content: "raw text nobody extracted", kind: "unstructured", status: "unstructured", lifecycle: { extractor: "llm", extractionDegraded: "model timed out" } }),
+    makeEntry("e5", 5, {
+      content: "I live in Paris",
+      key: "home_city",
+      status: "superseded",
+      supersededBy: "e1",
+      updatedAt: T0 + 99,
+      lifecycle: { extractor: "patterns", sourceSpan: "I live in Paris", judge: "similarity", conflictReason: 'new value for key "home_city"', conflict: ["e2", "e3"], truncated: { originalChars: 9000 } },
+    }),
+    makeEntry("e6", 6, { content: "forgotten", status: "deleted", embedding: vector([1, 0, 0, 0]), lifecycle: { deletedFrom: "active", deletedAt: T0 + 7, restoredAt: T0 + 5 } }),
+    // A purged tombstone: no content, vector, key or metadata; only when it was erased.
+    makeEntry("e8", 8, { content: "", status: "deleted", lifecycle: { purgedAt: T0 + 9 } }),
   ];
 }
 
 /**
- * Runs the conformance suite on one backend kind (unstorage's `testDriver` pattern).
+ * Registers the conformance suite for one backend kind with the test runner (unstorage's `testDriver`
+ * pattern): a `describe` block of tests that write, reopen, compact and check what comes back.
  *
+ * @param runner the test runner's `describe`, `it`, `expect` and `afterEach`
  * @param name shown in the test names
  * @param makeBackend a backend on a new, empty store, not yet loaded
  * @param reopen a new backend (or the same instance, for memory) on the storage `previous` used; `previous` is closed
+ *
+ * @example
+ * ```ts
+ * // my-backend.test.ts, run by vitest
+ * import { describe, it, expect, afterEach } from "vitest";
+ * import { testBackend } from "moomem/testing";
+ * import { MyBackend } from "./my-backend.ts";
+ *
+ * testBackend({ describe, it, expect, afterEach }, "MyBackend", () => new MyBackend(freshName()), (previous) => new MyBackend(previous.name), { persistent: true });
+ * ```
  */
 export function testBackend<B extends PersistenceBackend>(
+  runner: TestRunner,
   name: string,
   makeBackend: () => B | Promise<B>,
   reopen: (previous: B) => B | Promise<B>,
   options: BackendTestOptions<B> = {},
 ): void {
+  const { describe, it, expect, afterEach } = runner;
   describe(`backend conformance: ${name}`, () => {
     const opened: B[] = [];
     const ctx: BackendTestContext<B> = {

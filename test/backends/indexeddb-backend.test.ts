@@ -5,7 +5,7 @@ import { IndexedDbBackend, INDEXEDDB_NAME_PREFIX, INDEXEDDB_SCHEMA_VERSION, INDE
 import { isMoomemError } from "../../src/errors.ts";
 import type { MoomemErrorCode } from "../../src/errors.ts";
 import type { EntryRecord, Metadata } from "../../src/types.ts";
-import { makeEntry, testBackend } from "../../src/testing/backend-conformance.ts";
+import { makeEntry, testBackend } from "../backend-conformance.ts";
 
 let counter = 0;
 /** Fresh database name per test: Chromium keeps databases for the whole run. */

@@ -1,7 +1,7 @@
 // The backend conformance suite on MemoryBackend (reopening = loading the same instance again).
 
 import { MemoryBackend } from "../../src/persistence/memory/memory-backend.ts";
-import { testBackend } from "../../src/testing/backend-conformance.ts";
+import { testBackend } from "../backend-conformance.ts";
 
 testBackend(
   "MemoryBackend",

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll } from "vitest";
 import { FileBackend } from "../../src/persistence/file/file-backend.ts";
-import { testBackend } from "../../src/testing/backend-conformance.ts";
+import { testBackend } from "../backend-conformance.ts";
 
 const root = mkdtempSync(join(tmpdir(), "moomem-conformance-"));
 let counter = 0;

@@ -7,7 +7,7 @@ import { MemoryStore } from "../../../src/index.ts";
 import { PostgresBackend } from "../../../src/persistence/postgres/postgres-backend.ts";
 import { fromPglite } from "../../../src/persistence/postgres/pglite-adapter.ts";
 import type { SqlClient } from "../../../src/persistence/postgres/sql-client.ts";
-import { testBackend } from "../../../src/testing/backend-conformance.ts";
+import { testBackend } from "../../backend-conformance.ts";
 
 let db: PGlite;
 let client: SqlClient;

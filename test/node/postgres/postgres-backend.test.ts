@@ -6,7 +6,7 @@ import { PostgresBackend, type PostgresBackendOptions } from "../../../src/persi
 import { fromPgPool } from "../../../src/persistence/postgres/pg-adapter.ts";
 import { LATEST_SCHEMA_VERSION, migrate } from "../../../src/persistence/postgres/schema.ts";
 import { isMoomemError } from "../../../src/errors.ts";
-import { makeEntry, testBackend } from "../../../src/testing/backend-conformance.ts";
+import { makeEntry, testBackend } from "../../backend-conformance.ts";
 import { startCluster, type TestCluster } from "./cluster.ts";
 
 let cluster: TestCluster;
