@@ -27,7 +27,7 @@ function record(i: number, users: number, content: string, vector: Float32Array 
 }
 
 function exportText(records: EntryRecord[]): string {
-  const header = { moomem_export: 1, entry_format: 2, embedder: identity, user_id: null, exported_at: Date.UTC(2025, 0, 2), count: records.length };
+  const header = { moomem_export: 1, entry_format: 4, embedder: identity, user_id: null, exported_at: Date.UTC(2025, 0, 2), count: records.length };
   return headerLine(header) + records.map((r) => entryLine(r)).join("");
 }
 

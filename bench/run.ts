@@ -97,7 +97,7 @@ interface Row {
 function importLines(corpus: Corpus, vectors: readonly Float32Array[], count: number, users: number): string[] {
   const now = Date.UTC(2025, 0, 1);
   const embedder = new HashingEmbedder();
-  const lines: string[] = [headerLine({ moomem_export: 1, entry_format: 2, embedder: { id: embedder.id, dim: embedder.dim }, user_id: null, exported_at: now, count })];
+  const lines: string[] = [headerLine({ moomem_export: 1, entry_format: 4, embedder: { id: embedder.id, dim: embedder.dim }, user_id: null, exported_at: now, count })];
   for (let i = 0; i < count; i++) {
     const record: EntryRecord = {
       id: makeEntryId(i + 1),
