@@ -30,7 +30,7 @@ const sides = [await side(treeA, "A " + treeA), await side(treeB, "B " + treeB)]
 const root = mkdtempSync(join(tmpdir(), "ab-"));
 const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]!; };
 function entry(i: number, seq: number) {
-  return { id: `e${i}`, userId: `u${i % 50}`, content: `fact ${i} about coffee and Berlin and violin`, kind: "fact", status: "active", createdAt: 1, updatedAt: 1, seq, metadata: {}, embedding: null };
+  return { id: `e${i}`, userId: `u${i % 50}`, content: `fact ${i} about coffee and Berlin and violin`, kind: "fact", status: "active", createdAt: 1, updatedAt: 1, seq, metadata: {}, lifecycle: {}, embedding: null };
 }
 for (const mode of ["always", "none"] as const) {
   const backends = [];

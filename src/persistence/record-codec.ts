@@ -1,6 +1,6 @@
 // One entry <-> its persisted JSON object (snake_case, as on disk and in exports).
 
-import type { EntryKind, EntryRecord, EntryStatus, JsonValue, Metadata } from "../types.ts";
+import type { EntryKind, EntryLifecycle, EntryRecord, EntryStatus, JsonValue, Metadata } from "../types.ts";
 import { ENTRY_KINDS, ENTRY_STATUSES } from "../types.ts";
 import { base64ToVector, sparseBase64ToVector, vectorToBase64, vectorToSparseBase64 } from "./base64.ts";
 import { copyLifecycle, foldLegacy, lifecycleFromJson, lifecycleToJson, liftLegacy, type LifecycleJson } from "./lifecycle-codec.ts";
@@ -43,14 +43,20 @@ export interface EntryJson {
  * entry formats before 4 (the lifecycle folded into `metadata`; see `foldLegacy` for when that throws).
  */
 export function entryToJson(entry: EntryRecord, legacy = false): EntryJson {
+  const lifecycle = lifecycleOf(entry);
   const out: EntryJson = {
     ...headFields(entry),
     embedding: entry.embedding === null ? null : vectorToBase64(entry.embedding),
-    metadata: legacy ? foldLegacy(entry.metadata, entry.lifecycle, entry.id) : entry.metadata,
+    metadata: legacy ? foldLegacy(entry.metadata, lifecycle, entry.id) : entry.metadata,
   };
-  if (!legacy) out.lifecycle = lifecycleToJson(entry.lifecycle);
+  if (!legacy) out.lifecycle = lifecycleToJson(lifecycle);
   if (entry.key !== undefined) out.key = entry.key;
   return out;
+}
+
+/** An entry's lifecycle; none (a record a host built before entry format 4 and hands a backend directly) is an empty one. */
+function lifecycleOf(entry: EntryRecord): EntryLifecycle {
+  return (entry.lifecycle as EntryLifecycle | undefined) ?? {};
 }
 
 /** The fields that come before `embedding`, in their on-disk order. */
@@ -81,9 +87,10 @@ export function entryJsonText(entry: EntryRecord, sparse = false, legacy = false
   const head = JSON.stringify(headFields(entry));
   const embedding = entry.embedding === null ? "null" : vectorText(entry.embedding, sparse);
   const key = entry.key === undefined ? "" : `,"key":${JSON.stringify(entry.key)}`;
+  const lifecycle = lifecycleOf(entry);
   const tail = legacy
-    ? `"metadata":${JSON.stringify(foldLegacy(entry.metadata, entry.lifecycle, entry.id))}`
-    : `"metadata":${JSON.stringify(entry.metadata)},"lifecycle":${JSON.stringify(lifecycleToJson(entry.lifecycle))}`;
+    ? `"metadata":${JSON.stringify(foldLegacy(entry.metadata, lifecycle, entry.id))}`
+    : `"metadata":${JSON.stringify(entry.metadata)},"lifecycle":${JSON.stringify(lifecycleToJson(lifecycle))}`;
   return `${head.slice(0, -1)},"embedding":${embedding},${tail}${key}}`;
 }
 
