@@ -289,10 +289,15 @@ describe("moomem CLI: failures", () => {
       [[...dir, "recall", "-u", "alice", "tea", "-k"], /^moomem: INVALID_ARGUMENT: -k, --top-k needs a value \(see moomem recall --help\)$/],
       ...["forget", "restore", "history"].map((command): [string[], RegExp] => [
         [...dir, command, "-u", "alice", unknown],
-        new RegExp(`^moomem: INVALID_ARGUMENT: ${command}: user alice has no entry ${unknown}$`),
+        new RegExp(`^moomem: INVALID_ARGUMENT: ${command}: user alice has no entry "${unknown}"$`),
+      ]),
+      // The id is quoted as a JSON string, so one carrying a line break still makes one line.
+      ...["forget", "restore", "history"].map((command): [string[], RegExp] => [
+        [...dir, command, "-u", "alice", "bad\nid"],
+        new RegExp(`^moomem: INVALID_ARGUMENT: ${command}: user alice has no entry "bad\\\\nid"$`),
       ]),
       // Another user's id is unknown to this user, whatever the command.
-      [[...dir, "forget", "-u", "bob", id], new RegExp(`^moomem: INVALID_ARGUMENT: forget: user bob has no entry ${id}$`)],
+      [[...dir, "forget", "-u", "bob", id], new RegExp(`^moomem: INVALID_ARGUMENT: forget: user bob has no entry "${id}"$`)],
     ];
     // One at a time: forget and restore take the writer lock.
     for (const [args, message] of cases) {
