@@ -54,6 +54,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       io.stderr.write(toolHelp(COMMANDS, globals));
       return EXIT_USAGE;
     }
+    context.command = command.name;
     const dir = stringOption(values, "dir") ?? DEFAULT_DIR;
     if (dir.trim() === "") throw usageError(command.name, "--dir needs a folder path");
     const ctx: CommandContext = {
