@@ -24,9 +24,10 @@ const nodeImportPattern = {
 
 // The faces (CLI, MCP, AI SDK tools, prompt blocks, the inspector, the OpenAI adapter) build on the public
 // surface only: the entries (index.ts, node.ts, openai.ts), types.ts, errors.ts, validation/, each other,
-// and text/context-markers.ts (exported as is). The rooms behind MemoryStore can then change freely.
+// text/context-markers.ts (exported as is) and embedding/stored-embedder.ts (a plug-in by the public Embedder
+// interface, which only the CLI uses). The rooms behind MemoryStore can then change freely.
 const publicSurfacePattern = {
-  regex: "^(\\.\\./)+((store|state|ingest|recall|transfer|persistence|indexes|fusion|embedding)/|text/(?!context-markers\\.ts$))",
+  regex: "^(\\.\\./)+((store|state|ingest|recall|transfer|persistence|indexes|fusion)/|embedding/(?!stored-embedder\\.ts$)|text/(?!context-markers\\.ts$))",
   message: "Faces use the public surface only: import from the entries (index.ts, node.ts), types.ts, errors.ts or validation/ (docs/architecture.md, \"Where to add things\").",
 };
 

@@ -108,7 +108,11 @@ export function miniSearch(docs: readonly string[]): Built {
   };
 }
 
-/** vectra 0.15: a file-backed vector index (one JSON file, loaded whole), cosine search. */
+/**
+ * vectra 0.12: a file-backed vector index (one JSON file, loaded whole), cosine search. Pinned below
+ * 0.15, which needs Node ≥ 22 (moomem supports Node 20) and pulls gRPC and protobufjs with an install
+ * script; docs/decisions.md has the measurements of both.
+ */
 export async function vectra(vectors: readonly Float32Array[]): Promise<Built> {
   const dir = mkdtempSync(join(tmpdir(), "moomem-bench-vectra-"));
   const started = performance.now();
@@ -122,7 +126,7 @@ export async function vectra(vectors: readonly Float32Array[]): Promise<Built> {
     buildMs,
     peer: {
       name: "vectra",
-      what: "vectra 0.15.0, vector (file-backed)",
+      what: "vectra 0.12.3, vector (file-backed)",
       async query(text, vector, k) {
         const r = await index.queryItems(Array.from(vector), text, k);
         return r.length;

@@ -4,7 +4,8 @@
 # Every step runs even after a failure (so one run shows everything that is broken); the script exits 1
 # if any step failed. A timing table is printed at the end.
 #   FAIL_FAST=1          stop at the first failing step
-#   CHROMIUM_PATH=...    another Chromium binary (default /usr/bin/chromium, see vitest.config.ts)
+#   CHROMIUM_PATH=...    the Chromium or Chrome binary for the browser suite (default: the usual places,
+#                        see scripts/find-chromium.mjs)
 
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,6 +29,11 @@ NODE_ONLY_TESTS=(
   test/node/inspector-write.test.ts    # same
   test/node/inspector-http.test.ts     # spawns `node dist/cli/main.js ui`: same
   test/node/postgres/package-entry.test.ts  # runs the built moomem/postgres in node child processes: same
+  test/node/chromium-missing.test.ts  # runs node and vitest (the chromium project) in child processes: same
+  test/node/package-contents.test.ts  # asks npm what the tarball holds: nothing runtime-specific
+  test/node/openai/cli-embedder.test.ts  # spawns the built bin with node
+  test/node/openai/cli-import-interrupt.test.ts  # spawns the built bin with node
+  test/node/readme.test.ts       # npm pack + install, tsc and tsx in child processes: nothing runtime-specific
 )
 
 declare -a names=() times=() results=()
@@ -68,6 +74,14 @@ run_step() {
 
 total_start="$(now_ms)"
 
+# The browser suite needs a system Chromium (never downloaded): without one, say in one line what is
+# missing and how to get it, and fail the step (CI installs it in .ci/run, so it never skips this suite).
+chromium_suite() {
+  local found
+  found="$(node scripts/find-chromium.mjs)" || return 1
+  CHROMIUM_PATH="$found" vitest run --project chromium
+}
+
 # Shared suite = every *.test.ts under src/ and test/ except test/node/ (which needs a file system and processes).
 # Deno gets explicit file lists: its --ignore was seen to stop applying when several roots are given.
 is_node_only() {
@@ -86,24 +100,28 @@ deno_shared=(deno test --quiet --no-lock --allow-env --allow-read --config deno.
 # -A: these suites write files and spawn processes (the file lock also reads /proc, which Deno gates behind -A).
 deno_node=(deno test --quiet --no-lock -A --config deno.test.json --preload test/shims/idb-preload.ts "${node_dir_tests[@]}")
 # The same shared list as Deno and vitest (plain `bun test` finds the same files through bunfig.toml).
-bun_shared=(bun test)
+# bun test's default per-test timeout is 5 s: give it the suite's hang detector (vitest.config.ts).
+BUN_TIMEOUT_MS=300000
+bun_shared=(bun test --timeout "$BUN_TIMEOUT_MS")
 for f in "${shared_tests[@]}"; do bun_shared+=("./$f"); done
 # bunfig.toml ignores test/node/; a path-ignore flag on the command line replaces that list.
-bun_node=(bun test --path-ignore-patterns='dist/**' --path-ignore-patterns='node_modules/**')
+bun_node=(bun test --timeout "$BUN_TIMEOUT_MS" --path-ignore-patterns='dist/**' --path-ignore-patterns='node_modules/**')
 for f in "${node_dir_tests[@]}"; do bun_node+=("./$f"); done
 
 # Three programs: the runtime-neutral core (no DOM, no Node types), the Node-only and the browser-only code.
-run_step "build (tsc: core, node, browser)" tsc -b tsconfig.json
+# npm run build empties dist/ first, so no file of an older build (a stale .map, a removed module) ships.
+run_step "build (tsc: core, node, browser)" npm run --silent build
 run_step "typecheck (src, tests, tools)" tsc -p tsconfig.check.json
 run_step "lint (eslint)" eslint .
 run_step "node: vitest" vitest run --project node
-run_step "chromium: vitest browser mode" vitest run --project chromium
+run_step "chromium: vitest browser mode" chromium_suite
 run_step "bun: shared suite" "${bun_shared[@]}"
 run_step "bun: test/node (files)" "${bun_node[@]}"
 run_step "deno: shared suite" "${deno_shared[@]}"
 run_step "deno: test/node (files)" "${deno_node[@]}"
 run_step "package: publint --strict" publint --strict
-run_step "package: attw (esm-only)" attw --pack . --profile esm-only
+# attw packs the package; without scripts, so npm's prepack does not build dist/ a second time.
+run_step "package: attw (esm-only)" env npm_config_ignore_scripts=true attw --pack . --profile esm-only
 
 summary
 printf '%-34s %8s ms\n' "total" "$(($(now_ms) - total_start))"

@@ -117,7 +117,8 @@ class TestPage {
     const queued = this.#replies.shift();
     if (queued !== undefined) return Promise.resolve(queued);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error("test page did not answer within 10 s")), 10_000);
+      // A hang detector: a page answers in milliseconds, but a loaded machine can take many times that.
+      const timer = setTimeout(() => reject(new Error("test page did not answer within 120 s")), 120_000);
       this.#waiters.push((reply) => {
         clearTimeout(timer);
         resolve(reply);
@@ -152,15 +153,19 @@ function wire(entry: EntryRecord): Record<string, unknown> {
   return { ...entry, embedding: entry.embedding === null ? null : Array.from(entry.embedding) };
 }
 
-/** Opens a writer, retrying briefly while the browser releases a destroyed page's Web Lock. */
+/**
+ * Opens a writer, retrying while the browser releases a destroyed page's Web Lock. Bounded by wall time
+ * only as a hang detector (120 s): how soon the browser gets to it depends on the machine's load.
+ */
 async function openWriter(name: string): Promise<{ backend: IndexedDbBackend; ids: string[] }> {
-  for (let attempt = 0; ; attempt++) {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
     const backend = new IndexedDbBackend(name);
     try {
       const state = await backend.load();
       return { backend, ids: state.entries.map((e) => e.id) };
     } catch (error) {
-      if (!isMoomemError(error, "STORE_LOCKED") || attempt >= 50) throw error;
+      if (!isMoomemError(error, "STORE_LOCKED") || Date.now() > deadline) throw error;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }

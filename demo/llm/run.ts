@@ -4,7 +4,7 @@
 //   npx tsx --env-file=demo/llm/.env demo/llm/run.ts
 // In an application the same names come from "moomem" and "moomem/openai".
 
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MemoryStore, isMoomemError, type AddSummary, type ChatMessage, type MemoryEntry, type RecallHit } from "../../src/node.ts";
@@ -40,8 +40,11 @@ function showHits(query: string, hits: readonly RecallHit[]): void {
   for (const hit of hits) console.log(`     ${hit.score.toFixed(4)}  ${hit.content}${hit.degraded === true ? "  (keywords only)" : ""}`);
 }
 
+type ProviderSettings = ReturnType<typeof readProviderSettings>;
+type DemoSettings = { llm: NonNullable<ProviderSettings["llm"]>; embed: NonNullable<ProviderSettings["embed"]> };
+
 async function main(): Promise<number> {
-  let providers: ReturnType<typeof readProviderSettings>;
+  let providers: ProviderSettings;
   try {
     providers = readProviderSettings(process.env, { llm: true, embed: true });
   } catch (error) {
@@ -52,7 +55,17 @@ async function main(): Promise<number> {
   }
   const demoDir = process.env["MOOMEM_DEMO_DIR"]?.trim();
   const settings = { llm: providers.llm!, embed: providers.embed! };
-  const dir = demoDir !== undefined && demoDir !== "" ? demoDir : mkdtempSync(join(tmpdir(), "moomem-llm-demo-"));
+  // Without MOOMEM_DEMO_DIR the store lives in a temp folder that goes at the end, however the run ends.
+  const temporary = demoDir === undefined || demoDir === "";
+  const dir = temporary ? mkdtempSync(join(tmpdir(), "moomem-llm-demo-")) : demoDir;
+  try {
+    return await runDemo(dir, temporary, settings);
+  } finally {
+    if (temporary) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function runDemo(dir: string, temporary: boolean, settings: DemoSettings): Promise<number> {
   const extractor = new LlmExtractor(settings.llm);
   const parts = {
     extractor,
@@ -63,7 +76,7 @@ async function main(): Promise<number> {
   console.log("moomem LLM demo");
   console.log(`   chat model:  ${settings.llm.model} at ${settings.llm.baseURL}`);
   console.log(`   embeddings:  ${settings.embed.model} (${settings.embed.dim} dims) at ${settings.embed.baseURL}`);
-  console.log(`   store:       ${dir}`);
+  console.log(`   store:       ${dir}${temporary ? " (a temp folder, removed at the end; set MOOMEM_DEMO_DIR to keep one)" : ""}`);
 
   const mem = await MemoryStore.open(dir, parts);
   const chat1: ChatMessage[] = [

@@ -82,8 +82,28 @@ export function parseCommandArgs(args: readonly string[], specs: OptionSpecs, co
       const where = command === undefined ? "moomem" : `moomem ${command}`;
       throw usageError(command, `${where} has no option ${unknown[1]}; text starting with "-" goes after "--"`);
     }
-    throw usageError(command, errorMessage(error).replace(/\.$/, ""));
+    throw usageError(command, parseArgsMessage(errorMessage(error), specs));
   }
+}
+
+/**
+ * parseArgs's other complaints in one line, as every CLI error is: a missing value, or a value that
+ * starts with "-" (taken for an option: `-k -1`), which parseArgs explains over three lines.
+ */
+function parseArgsMessage(message: string, specs: OptionSpecs): string {
+  const missing = /^Option '([^']+) <value>' argument missing/.exec(message);
+  if (missing !== null) return `${missing[1]} needs a value`;
+  const ambiguous = /^Option '(-[^']+)' argument is ambiguous/.exec(message);
+  if (ambiguous !== null) {
+    const given = ambiguous[1]!;
+    const entry = Object.entries(specs).find(([name, spec]) => given === `--${name}` || (spec.short !== undefined && given === `-${spec.short}`));
+    if (entry !== undefined) {
+      const [name, spec] = entry;
+      const names = spec.short === undefined ? `--${name}` : `-${spec.short}, --${name}`;
+      return `${names} needs a value; write one starting with "-" as --${name}=<value>`;
+    }
+  }
+  return message.split("\n")[0]!.replace(/\.$/, "");
 }
 
 /** A usage error (exit 2) that points at the right help page. */

@@ -17,7 +17,7 @@ export function toolHelp(commands: readonly Command[], globals: OptionSpecs): st
     "options for every command:",
     ...optionLines(globals),
     "",
-    "exit status: 0 success, 2 usage error or bad input, 1 store error;",
+    "exit status: 0 success, 2 usage error or bad input, 1 store error, 130 interrupted;",
     "errors go to stderr as `moomem: <CODE>: <message>`.",
     'Run "moomem <command> --help" for a command\'s options and examples.',
   ];

@@ -1,6 +1,7 @@
 // How the CLI's flags and environment become MemoryStore.open options: the one place model providers plug in.
 
 import type { OpenOptions } from "../node.ts";
+import { StoredEmbedder } from "../embedding/stored-embedder.ts";
 import { LlmExtractor, LlmJudge, OpenAIEmbedder, readProviderSettings } from "../openai.ts";
 import type { OptionSpecs, OptionValues } from "./args.ts";
 
@@ -18,7 +19,7 @@ export const OPEN_OPTIONS: OptionSpecs = {
   embed: {
     type: "boolean",
     description:
-      "embed with an OpenAI-compatible embedding model (MOOMEM_EMBED_BASE_URL, MOOMEM_EMBED_API_KEY, MOOMEM_EMBED_MODEL, MOOMEM_EMBED_DIM); use it on every command for that store",
+      "embed with an OpenAI-compatible embedding model (MOOMEM_EMBED_BASE_URL, MOOMEM_EMBED_API_KEY, MOOMEM_EMBED_MODEL, MOOMEM_EMBED_DIM); a store made with it needs it for add, recall, import and reextract (list, history, profile, stats, export, forget and restore work without it)",
   },
 };
 
@@ -26,6 +27,12 @@ export const OPEN_OPTIONS: OptionSpecs = {
 export interface OpenIntent {
   /** Reading commands take no writer lock, so they work while an agent holds the store. */
   readOnly: boolean;
+  /**
+   * False for commands that never compute a vector (list, history, profile, stats, export, forget,
+   * restore): they open any store, whatever embedder made it, and need no provider settings, so
+   * `--embed` and `--llm` mean nothing to them.
+   */
+  embeds: boolean;
   /** Recompute every vector with the selected embedder (the `reembed` command). */
   reembed?: boolean;
 }
@@ -33,6 +40,11 @@ export interface OpenIntent {
 /** The options `MemoryStore.open(dir, …)` gets for one command run. */
 export function buildOpenOptions(flags: OptionValues, env: Readonly<Record<string, string | undefined>>, intent: OpenIntent): OpenOptions {
   const options: OpenOptions = {};
+  if (!intent.embeds) {
+    options.embedder = new StoredEmbedder();
+    if (intent.readOnly) options.readOnly = true;
+    return options;
+  }
   const settings = readProviderSettings(env, { llm: flags["llm"] === true, embed: flags["embed"] === true });
   if (settings.llm !== undefined) {
     options.extractor = new LlmExtractor(settings.llm);

@@ -4,6 +4,8 @@ import { MemoryStore, MoomemError, isMoomemError } from "../node.ts";
 import { GLOBAL_OPTIONS, type OptionSpecs, flag, parseCommandArgs, splitCommand, stringOption, usageError } from "./args.ts";
 import type { CommandContext, Store } from "./command.ts";
 import { COMMANDS, findCommand } from "./commands/registry.ts";
+import { forCli, type CliErrorContext } from "./cli-errors.ts";
+import { Interrupted } from "./interrupt.ts";
 import { commandHelp, toolHelp } from "./help.ts";
 import { type CliIo, errorMessage } from "./io.ts";
 import { OPEN_OPTIONS, buildOpenOptions, type OpenIntent } from "./open-options.ts";
@@ -24,6 +26,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   let store: Store | undefined;
   let out = new Output(io, false);
   let status = EXIT_OK;
+  const context: CliErrorContext = { embed: false };
   try {
     const { command: name, rest } = splitCommand(argv, globals);
     if (name === "help") {
@@ -37,6 +40,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     if (name !== undefined && command === undefined) throw unknownCommand(name);
     const { values, positionals } = parseCommandArgs(rest, command === undefined ? globals : { ...globals, ...command.options }, command?.name);
     out = new Output(io, flag(values, "json"));
+    context.embed = flag(values, "embed");
     if (flag(values, "help")) {
       io.stdout.write(command === undefined ? toolHelp(COMMANDS, globals) : commandHelp(command, globals));
       return EXIT_OK;
@@ -50,6 +54,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       io.stderr.write(toolHelp(COMMANDS, globals));
       return EXIT_USAGE;
     }
+    context.command = command.name;
     const dir = stringOption(values, "dir") ?? DEFAULT_DIR;
     if (dir.trim() === "") throw usageError(command.name, "--dir needs a folder path");
     const ctx: CommandContext = {
@@ -70,14 +75,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     };
     await command.run(ctx);
   } catch (error) {
-    status = report(io, error);
+    status = report(io, forCli(error, context));
   } finally {
     if (store !== undefined) {
       try {
         await store.close();
       } catch (error) {
         // The command's own result stands; a failed close (e.g. compaction hit a full disk) is still a store error.
-        const closeStatus = report(io, error);
+        const closeStatus = report(io, forCli(error, context));
         if (status === EXIT_OK) status = closeStatus;
       }
     }
@@ -97,6 +102,10 @@ function unknownCommand(name: string): MoomemError {
 
 /** Prints `moomem: <CODE>: <message>` and returns the exit status for it. */
 export function report(io: CliIo, error: unknown): number {
+  if (error instanceof Interrupted) {
+    io.stderr.write(`moomem: INTERRUPTED: ${error.message}\n`);
+    return error.status;
+  }
   if (isMoomemError(error)) {
     io.stderr.write(`moomem: ${error.code}: ${error.message}\n`);
     return error.code === "INVALID_ARGUMENT" || error.code === "INVALID_USER_ID" ? EXIT_USAGE : EXIT_STORE_ERROR;

@@ -129,7 +129,7 @@ export class MemoryStore {
       state: opened.state,
       truncatedRecovered: loaded.truncatedRecovered,
       formatVersion: loaded.formatVersion,
-      identity: plan.identity,
+      identity: opened.identity,
       follow: plan.follow,
       tornTails: loaded.tornTails ?? [],
     });

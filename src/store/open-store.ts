@@ -4,7 +4,8 @@ import type { Embedder, EntryRecord } from "../types.ts";
 import type { EmbedderIdentity, LoadedState, PersistenceBackend } from "../persistence/backend.ts";
 import { MoomemError } from "../errors.ts";
 import { embedTexts } from "../embedding/embed-texts.ts";
-import { callBackend } from "../validation/plugin-checks.ts";
+import { StoredEmbedder } from "../embedding/stored-embedder.ts";
+import { callBackend, readEmbedderIdentity } from "../validation/plugin-checks.ts";
 import { EntryState } from "../state/entry-state.ts";
 import { nextSeqAfter } from "../state/ids.ts";
 import { isPurged, withLifecycle } from "../state/lifecycle.ts";
@@ -17,6 +18,8 @@ export interface OpenedStore {
   nextSeq: number;
   /** The vectors were made by another embedder and were recomputed (`reembed`): the store must be rewritten. */
   reembedded: boolean;
+  /** The embedder's identity, as the store records it from now on (a `StoredEmbedder` takes on the one the store recorded). */
+  identity: EmbedderIdentity;
 }
 
 /**
@@ -28,6 +31,11 @@ export interface OpenedStore {
 export async function loadStore(backend: PersistenceBackend, embedder: Embedder, identity: EmbedderIdentity, reembed: boolean): Promise<OpenedStore> {
   const loaded = await callBackend(backend.location, "loading", () => backend.load());
   loaded.entries = loaded.entries.map(withLifecycle);
+  // The CLI's commands that never embed open with whatever embedder the store recorded (embedding/stored-embedder.ts).
+  if (embedder instanceof StoredEmbedder) {
+    embedder.adopt(loaded.embedder);
+    identity = readEmbedderIdentity(embedder);
+  }
   const mismatch = loaded.embedder !== null && (loaded.embedder.id !== identity.id || loaded.embedder.dim !== identity.dim);
   try {
     if (mismatch && !reembed) checkEmbedderMatch(loaded.embedder, identity, backend.location);
@@ -48,7 +56,7 @@ export async function loadStore(backend: PersistenceBackend, embedder: Embedder,
     await backend.close();
     throw error;
   }
-  return { state, loaded, nextSeq: nextSeqAfter(maxSeq, loaded.entries), reembedded: mismatch };
+  return { state, loaded, nextSeq: nextSeqAfter(maxSeq, loaded.entries), reembedded: mismatch, identity };
 }
 
 /** Recomputes every vector with `embedder` (in place); a failure rejects the open with nothing changed on disk. */

@@ -16,14 +16,15 @@ const CORRECTION = "I am allergic to peanuts, never suggest peanut desserts";
 const ALLERGY_ZH = "我对花生过敏，不要推荐花生做的菜";
 const CORRECTION_ZH = "我对花生过敏，不要推荐花生做的甜点";
 
-// Each test spawns several processes; a machine busy with other work can make that slow.
-const TEST_TIMEOUT_MS = 60_000;
+// Each test spawns several processes; a machine busy with other work can make that slow (a hang
+// detector, as everywhere in the suite: vitest.config.ts).
+const TEST_TIMEOUT_MS = 300_000;
 
 let temp = "";
 beforeAll(async () => {
   await ensureBuilt();
   temp = makeTempDir("cli");
-}, 180_000);
+});
 afterAll(() => {
   removeDir(temp);
 });
@@ -270,6 +271,45 @@ describe("moomem CLI: failures", () => {
     const bare = await runMoomem([]);
     expect(bare.code).toBe(2);
     expect(bare.stderr).toContain("usage: moomem");
+  }, TEST_TIMEOUT_MS);
+
+  it("words one mistake one way: -k out of range or not a number, an unknown id for forget, restore and history", async () => {
+    const dir = dirArgs("same-wording");
+    const added = jsonOf<AddSummary>(await runMoomem([...dir, "--json", "add", "-u", "alice", "I like tea"]));
+    const id = added.facts[0]!.id;
+    const unknown = "00000000ffff-beef";
+    const cases: Array<[string[], RegExp]> = [
+      ...["0", "101", "abc", "1.5", "", " 3", "1e2"].map((k): [string[], RegExp] => [
+        [...dir, "recall", "-u", "alice", "-k", k, "tea"],
+        new RegExp(`^moomem: INVALID_ARGUMENT: -k must be a whole number from 1 to 100, got ${JSON.stringify(k).replace(/[.+]/g, "\\$&")} \\(see moomem recall --help\\)$`),
+      ]),
+      [[...dir, "recall", "-u", "alice", "--top-k=0", "tea"], /^moomem: INVALID_ARGUMENT: -k must be a whole number from 1 to 100, got "0" /],
+      // A value that starts with "-" is taken for an option: still one line, saying how to pass it.
+      [[...dir, "recall", "-u", "alice", "-k", "-1", "tea"], /^moomem: INVALID_ARGUMENT: -k, --top-k needs a value; write one starting with "-" as --top-k=<value> \(see moomem recall --help\)$/],
+      [[...dir, "recall", "-u", "alice", "tea", "-k"], /^moomem: INVALID_ARGUMENT: -k, --top-k needs a value \(see moomem recall --help\)$/],
+      ...["forget", "restore", "history"].map((command): [string[], RegExp] => [
+        [...dir, command, "-u", "alice", unknown],
+        new RegExp(`^moomem: INVALID_ARGUMENT: ${command}: user alice has no entry "${unknown}"$`),
+      ]),
+      // The id is quoted as a JSON string, so one carrying a line break still makes one line.
+      ...["forget", "restore", "history"].map((command): [string[], RegExp] => [
+        [...dir, command, "-u", "alice", "bad\nid"],
+        new RegExp(`^moomem: INVALID_ARGUMENT: ${command}: user alice has no entry "bad\\\\nid"$`),
+      ]),
+      // Another user's id is unknown to this user, whatever the command.
+      [[...dir, "forget", "-u", "bob", id], new RegExp(`^moomem: INVALID_ARGUMENT: forget: user bob has no entry "${id}"$`)],
+    ];
+    // One at a time: forget and restore take the writer lock.
+    for (const [args, message] of cases) {
+      const result = await runMoomem(args);
+      expect({ args, code: result.code, stdout: result.stdout }).toEqual({ args, code: 2, stdout: "" });
+      expect(result.stderr.trimEnd().split("\n"), JSON.stringify(args)).toHaveLength(1);
+      expect(result.stderr.trimEnd()).toMatch(message);
+    }
+    // Forgetting what is already forgotten is not a mistake: nothing to do, exit 0.
+    expectOk(await runMoomem([...dir, "forget", "-u", "alice", id]));
+    const again = expectOk(await runMoomem([...dir, "forget", "-u", "alice", id]));
+    expect(again.stdout).toBe(`nothing forgotten: ${id} of alice is already forgotten\n`);
   }, TEST_TIMEOUT_MS);
 
   it("a damaged snapshot exits 1 with STORE_CORRUPTED and changes nothing", async () => {

@@ -45,7 +45,7 @@ function runWriter(runtime: string, dir: string, mode: "close" | "kill"): Writer
   const [command, ...args] = RUNTIMES[runtime]!;
   let stdout: string;
   try {
-    stdout = execFileSync(command!, [...args, dir, "user-1", mode, QUERY], { encoding: "utf8", timeout: 60_000, stdio: ["ignore", "pipe", "pipe"] });
+    stdout = execFileSync(command!, [...args, dir, "user-1", mode, QUERY], { encoding: "utf8", timeout: 240_000, stdio: ["ignore", "pipe", "pipe"] });
     if (mode === "kill") throw new Error(`${runtime} writer was meant to die by SIGKILL but exited normally`);
   } catch (error) {
     const e = error as { signal?: string; stdout?: string; stderr?: string; message?: string };
@@ -90,7 +90,7 @@ describe(`stores written by other runtimes, read on ${currentRuntime()}`, () => 
         } finally {
           await mem.close();
         }
-      }, 90_000);
+      });
     }
   }
 });

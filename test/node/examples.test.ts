@@ -38,7 +38,7 @@ beforeAll(async () => {
     })(),
   ]);
   for (const [name, run] of results) runs.set(name, run);
-}, 180_000);
+});
 
 afterAll(() => {
   removeDir(temp);

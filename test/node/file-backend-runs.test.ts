@@ -110,7 +110,7 @@ describe("FileBackend: an operation of several lines", () => {
     const reopened = await load(dir);
     expect(reopened.truncatedRecovered).toBe(0);
     expect(reopened.entries.map(plain)).toEqual(stateAfter([...EARLIER.flat(), ...again]).map(plain));
-  }, 30_000);
+  });
 
   it("keeps exactly the finished operations of a group cut anywhere", async () => {
     const dir = freshDir();

@@ -149,7 +149,7 @@ describe("large operations survive a crash whole or not at all", () => {
     );
     expect(before).toHaveLength(2);
     expect(after).toHaveLength(1_502);
-  }, 30_000);
+  });
 
   it("a forget-all of 1,200 entries (3 journal lines) cut after its first line forgets none of them", async () => {
     const { before, after } = await checkAllOrNothing(
@@ -164,7 +164,7 @@ describe("large operations survive a crash whole or not at all", () => {
     );
     expect(before.filter((l) => l.includes('"status":"active"'))).toHaveLength(1_201);
     expect(after.filter((l) => l.includes('"status":"deleted"'))).toHaveLength(1_200);
-  }, 30_000);
+  });
 
   it("a cut right after the first line of the import: truncatedRecovered is 1 and the journal is cut back", async () => {
     const dir = freshDir();
@@ -188,5 +188,5 @@ describe("large operations survive a crash whole or not at all", () => {
     const again = await MemoryStore.open(copy);
     expect((await again.stats()).total).toBe(601);
     await again.close();
-  }, 30_000);
+  });
 });

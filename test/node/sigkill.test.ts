@@ -2,6 +2,10 @@
 //
 // After every kill the next child (and finally this process) reopens the store: every acknowledged add
 // must be there, nothing present before may vanish, and nothing but the adds issued meanwhile may appear.
+//
+// The verdict never depends on machine speed: a kill is triggered by what the child reported (its state
+// after opening, then a drawn number of acknowledged adds), so the work each run does is fixed by the
+// seed; only the few "while opening" kills and a short extra delay are timed, and nothing asserts on them.
 
 import { spawn, execFileSync, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -45,6 +49,8 @@ afterAll(() => {
 interface ChildRun {
   lines: string[];
   early: boolean;
+  /** Adds the run was let acknowledge before its kill was armed (0 for an early kill). */
+  acks: number;
 }
 
 interface Spare {
@@ -60,17 +66,23 @@ function startSpare(dir: string): Spare {
   return { child, exited };
 }
 
-/** Lets a spare writer go and SIGKILLs it: usually a random moment after it reopened, sometimes while it is still opening. */
+/**
+ * Lets a spare writer go and SIGKILLs it. Usually once it has reported its state and acknowledged
+ * `acks` adds (drawn 1–12), after a further 0–19 ms, so the kill lands among the 8 adds in flight;
+ * sometimes (15 %) 0–249 ms after it was let go, which may still be while it opens.
+ */
 function runChild(spare: Spare, first: number, random: () => number): Promise<ChildRun> {
   const { child } = spare;
   const early = random() < 0.15;
-  const delay = Math.floor(random() * 250);
+  const acks = early ? 0 : 1 + Math.floor(random() * 12);
+  const delay = early ? Math.floor(random() * 250) : Math.floor(random() * 20);
   const lines: string[] = [];
   let buffered = "";
   let stderr = "";
+  let reported = false;
+  let acked = 0;
   let killTimer: ReturnType<typeof setTimeout> | null = null;
   const kill = (): void => {
-    killTimer = null;
     child.kill("SIGKILL");
   };
   child.stdout!.on("data", (chunk: Buffer) => {
@@ -79,7 +91,10 @@ function runChild(spare: Spare, first: number, random: () => number): Promise<Ch
     buffered = parts.pop()!;
     for (const line of parts) {
       lines.push(line);
-      if (!early && line.startsWith("state ") && killTimer === null) killTimer = setTimeout(kill, delay);
+      if (early) continue;
+      if (line.startsWith("state ")) reported = true;
+      else if (line.startsWith("ack ")) acked++;
+      if (reported && acked >= acks && killTimer === null) killTimer = setTimeout(kill, delay);
     }
   });
   child.stderr!.on("data", (chunk: Buffer) => {
@@ -91,7 +106,7 @@ function runChild(spare: Spare, first: number, random: () => number): Promise<Ch
     if (killTimer !== null) clearTimeout(killTimer);
     if (buffered.length > 0) lines.push(buffered);
     if (signal !== "SIGKILL") throw new Error(`writer exited by itself (code ${String(code)}): ${stderr}`);
-    return { lines, early };
+    return { lines, early, acks };
   });
 }
 
@@ -126,6 +141,8 @@ describe("SIGKILL under load", () => {
     let unackedKept = 0;
     let recovered = 0;
     let early = 0;
+    let ackedTotal = 0;
+    let ackedAtLeast = 0;
     let spare = startSpare(dir);
     for (let kill = 1; kill <= KILLS; kill++) {
       const label = `kill ${kill} (seed ${SEED})`;
@@ -133,6 +150,8 @@ describe("SIGKILL under load", () => {
       spare = startSpare(dir);
       const run = await runChild(current, t.nextOp, random);
       if (run.early) early++;
+      const checksBefore = checks;
+      ackedAtLeast += run.acks;
       for (const line of run.lines) {
         const [kind, rest] = [line.slice(0, line.indexOf(" ")), line.slice(line.indexOf(" ") + 1)];
         if (kind === "state") {
@@ -149,10 +168,13 @@ describe("SIGKILL under load", () => {
           t.nextOp = Math.max(t.nextOp, n + 1);
         } else if (kind === "ack") {
           t.acked.add(Number(rest));
+          ackedTotal++;
         } else {
           throw new Error(`${label}: unexpected output ${line}`);
         }
       }
+      // A run killed on its reports got to report its state, whatever the machine's speed.
+      if (!run.early) expect(checks, `${label}: the writer was killed before it reported its state`).toBe(checksBefore + 1);
     }
 
     spare.child.kill("SIGKILL");
@@ -172,9 +194,12 @@ describe("SIGKILL under load", () => {
     check(t, present, "final reopen");
     await mem.close();
 
-    expect(checks).toBeGreaterThan(KILLS * 0.6);
-    expect(present.length).toBeGreaterThan(KILLS);
+    // The loop did the work the seed drew, however slow the machine: every run killed on its reports
+    // acknowledged its adds first, and every acknowledged add is still there (checked above).
+    expect(ackedTotal).toBeGreaterThanOrEqual(ackedAtLeast);
+    expect(present.length).toBeGreaterThanOrEqual(ackedTotal);
     // Shown in the test output for the curious: how often a kill hit a written-but-unacknowledged group or a torn tail.
-    console.log(`sigkill: ${KILLS} kills (${early} while opening), ${present.length} ops kept, ${unackedKept} kept unacknowledged, ${recovered} torn tails cut`);
-  }, 180_000);
+    console.log(`sigkill: ${KILLS} kills (${early} timed), ${present.length} ops kept, ${unackedKept} kept unacknowledged, ${recovered} torn tails cut`);
+    // A hang detector, not a speed requirement: ~30 s alone on 2 cores, a few times that under load.
+  }, 900_000);
 });

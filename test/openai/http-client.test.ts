@@ -118,12 +118,10 @@ describe("OpenAIHttpClient", () => {
 
   it("times out a request that never answers, without retrying it", async () => {
     const { fake, http } = client([{ hang: true }], { timeoutMs: 30 });
-    const started = Date.now();
     const error = await failure(http.postJson("x", {}));
     expect(error.kind).toBe("timeout");
     expect(error.message).toMatch(/timed out after 30 ms/);
     expect(fake.requests).toHaveLength(1);
-    expect(Date.now() - started).toBeLessThan(900);
   });
 
   it("times out even when the injected fetch ignores its abort signal", async () => {

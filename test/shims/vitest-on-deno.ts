@@ -12,8 +12,12 @@ type TestFn = () => unknown;
 /** vitest accepts a timeout number or an options object as the third argument. */
 type TestOptions = number | { timeout?: number };
 
+/** The suite's default timeouts (hang detectors; vitest.config.ts has the same values). */
+const TEST_TIMEOUT = 300_000;
+const HOOK_TIMEOUT = 600_000;
+
 function toOptions(options: TestOptions | undefined, skip = false): { timeout?: number; skip?: boolean } {
-  const out: { timeout?: number; skip?: boolean } = {};
+  const out: { timeout?: number; skip?: boolean } = { timeout: TEST_TIMEOUT };
   if (typeof options === "number") out.timeout = options;
   else if (options?.timeout !== undefined) out.timeout = options.timeout;
   if (skip) out.skip = true;
@@ -73,7 +77,7 @@ export const describe: typeof runSuite & {
 
 /** vitest hooks take an optional timeout (ms) as second argument. */
 function hookOptions(timeout: number | undefined): { timeout?: number } {
-  return timeout === undefined ? {} : { timeout };
+  return { timeout: timeout ?? HOOK_TIMEOUT };
 }
 
 /** Runs a setup hook; a function it returns is vitest's teardown, run by the matching after-hook. */

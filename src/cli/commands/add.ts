@@ -26,7 +26,7 @@ export const addCommand: Command = {
     const user = requireUser(ctx);
     const metadata = readMeta(ctx);
     const text = ctx.positionals.length === 1 && ctx.positionals[0] === "-" ? await readAll(ctx.io.stdin) : requireText(ctx, "the text to remember");
-    const store = await ctx.open({ readOnly: false });
+    const store = await ctx.open({ readOnly: false, embeds: true });
     const summary = await store.add(user, text, metadata === undefined ? undefined : { metadata });
     if (ctx.out.json) ctx.out.data(summary);
     else printSummary(ctx.out, summary, user);

@@ -35,7 +35,7 @@ export const exportCommand: Command = {
     requireNone(ctx);
     const user = stringOption(ctx.values, "user");
     const file = stringOption(ctx.values, "output");
-    const store = await ctx.open({ readOnly: true });
+    const store = await ctx.open({ readOnly: true, embeds: false });
     const lines = store.export(user === undefined ? undefined : { userId: user });
     if (file === undefined || file === "-") {
       try {

@@ -17,7 +17,7 @@ export const historyCommand: Command = {
   async run(ctx: CommandContext): Promise<void> {
     const user = requireUser(ctx);
     const id = requireOne(ctx, "the id of an entry");
-    const store = await ctx.open({ readOnly: true });
+    const store = await ctx.open({ readOnly: true, embeds: false });
     const chain = await store.history(user, id);
     if (ctx.out.json) {
       ctx.out.data(chain);

@@ -6,6 +6,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { MemoryStore, MoomemError, type ImportSummary } from "../../node.ts";
 import { flag } from "../args.ts";
 import { type Command, type CommandContext, requireOne } from "../command.ts";
+import { Interrupted, watchInterrupts } from "../interrupt.ts";
 import { errorMessage } from "../io.ts";
 import { buildOpenOptions } from "../open-options.ts";
 import { formatBytes, plural } from "../output.ts";
@@ -27,6 +28,8 @@ export const importCommand: Command = {
     "Skipped lines are blank lines, the export header, and entries already in the store.",
     "The header's entry count must match (a cut export is refused) unless --partial.",
     "A failed import into a folder that did not exist leaves no folder behind.",
+    "Ctrl-C while the input is read imports nothing; once it is read, the import finishes",
+    "(a second Ctrl-C stops at once: the import is then whole or absent, so run it again).",
     "",
     "examples:",
     "  moomem --dir ./restored import backup.jsonl",
@@ -34,30 +37,50 @@ export const importCommand: Command = {
   ],
   async run(ctx: CommandContext): Promise<void> {
     const file = requireOne(ctx, "the .jsonl file to import (or - for stdin)");
+    const name = file === "-" ? "stdin" : file;
     let source: AsyncIterable<string>;
+    let input: NodeJS.ReadableStream;
     let progress: Progress | undefined;
     if (file === "-") {
-      ctx.io.stdin.setEncoding("utf8");
-      source = linesOf(ctx.io.stdin as AsyncIterable<string>, "stdin", () => undefined);
+      input = ctx.io.stdin;
+      input.setEncoding("utf8");
+      source = linesOf(input as AsyncIterable<string>, name, () => undefined, () => watch.commit(), () => watch.stopped);
     } else {
       const size = await fileSize(file);
       const stream = createReadStream(file, { encoding: "utf8" });
+      input = stream;
       const bar = createProgress(ctx.io.stderr, { label: "importing", total: size, format: formatBytes, minTotal: PROGRESS_MIN_BYTES });
       progress = bar;
-      source = linesOf(stream, file, () => bar.update(stream.bytesRead));
+      source = linesOf(stream, file, () => bar.update(stream.bytesRead), () => watch.commit(), () => watch.stopped);
     }
+    // The store reads the whole input before it writes anything (one bad line imports nothing): a
+    // Ctrl-C until then stops the reading and leaves the store unchanged; after it, the import finishes.
+    // The input is destroyed without an error: an "error" event could come before anyone listens (the
+    // store may still be opening) and crash the process; linesOf sees the stop and ends the import.
+    const watch = watchInterrupts(
+      {
+        stop: () => (input as { destroy?: () => void }).destroy?.(),
+        finishing: () => ctx.out.notice("Ctrl-C: the whole input was read, so the import is finishing (all or nothing); press Ctrl-C again to stop at once"),
+        abandoned: () => "stopped while the import was being written; it is all or nothing: run it again to be sure (entries already there are skipped)",
+      },
+      ctx.io.stderr,
+    );
     const options = { partial: flag(ctx.values, "partial") };
     let completed = false;
     let summary: ImportSummary;
     try {
       if (await exists(ctx.dir)) {
-        const store = await ctx.open({ readOnly: false });
+        const store = await ctx.open({ readOnly: false, embeds: true });
         summary = await store.import(source, options);
       } else {
         summary = await importIntoNewFolder(ctx, source, options);
       }
       completed = true;
+    } catch (error) {
+      if (watch.stopped) throw new Interrupted(`stopped while reading ${name}; nothing was imported, the store is unchanged`);
+      throw error;
     } finally {
+      watch.end();
       progress?.finish(completed);
     }
     if (ctx.out.json) {
@@ -92,7 +115,7 @@ async function importIntoNewFolder(ctx: CommandContext, source: AsyncIterable<st
   const temp = join(parent, `.${basename(target)}.import-${process.pid}-${Date.now().toString(36)}.tmp`);
   let store: MemoryStore | undefined;
   try {
-    store = await MemoryStore.open(temp, buildOpenOptions(ctx.values, ctx.io.env, { readOnly: false }));
+    store = await MemoryStore.open(temp, buildOpenOptions(ctx.values, ctx.io.env, { readOnly: false, embeds: true }));
     const summary = await store.import(source, options);
     await store.close();
     await rename(temp, target);
@@ -153,15 +176,20 @@ async function fileSize(file: string): Promise<number> {
 
 /**
  * The text of a stream, chunk by chunk: the store splits it into lines (in linear time, however long
- * a line is) and numbers them. A read failure becomes IO_FAILURE.
+ * a line is) and numbers them. A read failure becomes IO_FAILURE; a stop (Ctrl-C: the stream was
+ * destroyed) ends it with {@link Interrupted}.
  */
-async function* linesOf(chunks: AsyncIterable<string>, name: string, onChunk: () => void): AsyncGenerator<string> {
+async function* linesOf(chunks: AsyncIterable<string>, name: string, onChunk: () => void, onEnd: () => void, stopped: () => boolean): AsyncGenerator<string> {
   try {
     for await (const chunk of chunks) {
       onChunk();
       yield chunk;
     }
   } catch (error) {
+    if (stopped()) throw new Interrupted(`stopped while reading ${name}`);
     throw new MoomemError("IO_FAILURE", `import: reading ${name} failed: ${errorMessage(error)}; nothing was imported`, { cause: error });
   }
+  // A stream destroyed before or while it was read may also just end: that is not the whole input.
+  if (stopped()) throw new Interrupted(`stopped while reading ${name}`);
+  onEnd();
 }

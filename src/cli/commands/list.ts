@@ -30,7 +30,7 @@ export const listCommand: Command = {
     if (!STATUS_CHOICES.includes(status as StatusChoice)) {
       throw usageError(ctx.name, `--status must be one of ${STATUS_CHOICES.join(", ")}, got ${JSON.stringify(status)}`);
     }
-    const store = await ctx.open({ readOnly: true });
+    const store = await ctx.open({ readOnly: true, embeds: false });
     const entries = await store.list(user, { status: status as StatusChoice });
     if (ctx.out.json) {
       ctx.out.data(entries);

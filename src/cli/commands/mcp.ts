@@ -47,7 +47,7 @@ export const mcpCommand: Command = {
     process.once("SIGINT", onSignal);
     process.once("SIGTERM", onSignal);
     try {
-      const storeOptions = buildOpenOptions(ctx.values, ctx.io.env, { readOnly: false });
+      const storeOptions = buildOpenOptions(ctx.values, ctx.io.env, { readOnly: false, embeds: true });
       const scope = user === undefined ? { anyUser: true } : { userId: user };
       await runMcpServer({ dir: ctx.dir, ...scope, storeOptions, signal: stop.signal });
     } finally {

@@ -20,7 +20,7 @@ export const profileCommand: Command = {
   async run(ctx: CommandContext): Promise<void> {
     const user = requireUser(ctx);
     requireNone(ctx);
-    const store = await ctx.open({ readOnly: true });
+    const store = await ctx.open({ readOnly: true, embeds: false });
     const profile = await store.profile(user);
     if (ctx.out.json) {
       ctx.out.data(profile);

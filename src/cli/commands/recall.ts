@@ -6,6 +6,9 @@ import { type Command, type CommandContext, USER_OPTION, requireText, requireUse
 import { printHits } from "../entry-view.ts";
 
 const MODES: readonly RecallMode[] = ["hybrid", "vector", "keyword"];
+/** The range `recall` accepts for topK (README, "API at a glance"). */
+const MIN_K = 1;
+const MAX_K = 100;
 
 export const recallCommand: Command = {
   name: "recall",
@@ -29,15 +32,17 @@ export const recallCommand: Command = {
     const options: { topK?: number; mode?: RecallMode } = {};
     const k = stringOption(ctx.values, "top-k");
     if (k !== undefined) {
-      if (!/^\d+$/.test(k)) throw usageError(ctx.name, `-k must be a whole number from 1 to 100, got ${JSON.stringify(k)}`);
-      options.topK = Number(k);
+      // Checked here, range included, so -k 0 and -k abc get the same words (the store would say "topK").
+      const topK = /^\d+$/.test(k) ? Number(k) : Number.NaN;
+      if (!(topK >= MIN_K && topK <= MAX_K)) throw usageError(ctx.name, `-k must be a whole number from ${MIN_K} to ${MAX_K}, got ${JSON.stringify(k)}`);
+      options.topK = topK;
     }
     const mode = stringOption(ctx.values, "mode");
     if (mode !== undefined) {
       if (!MODES.includes(mode as RecallMode)) throw usageError(ctx.name, `--mode must be one of ${MODES.join(", ")}, got ${JSON.stringify(mode)}`);
       options.mode = mode as RecallMode;
     }
-    const store = await ctx.open({ readOnly: true });
+    const store = await ctx.open({ readOnly: true, embeds: true });
     const hits = await store.recall(user, query, options);
     if (ctx.out.json) {
       ctx.out.data(hits);

@@ -9,12 +9,17 @@ export const reembedCommand: Command = {
   options: {},
   details: [
     "A store remembers which embedder made its vectors and refuses another one",
-    "(EMBEDDER_MISMATCH). After changing embedders, run this once to recompute",
-    "the vectors; nothing else about the entries changes.",
+    "(EMBEDDER_MISMATCH) for the commands that compute vectors. After changing",
+    "embedders, run this once to recompute the vectors; nothing else about the",
+    "entries changes.",
+    "",
+    "examples:",
+    "  moomem --embed reembed     # to the model MOOMEM_EMBED_* names",
+    "  moomem reembed             # back to the built-in embedder",
   ],
   async run(ctx: CommandContext): Promise<void> {
     requireNone(ctx);
-    const store = await ctx.open({ readOnly: false, reembed: true });
+    const store = await ctx.open({ readOnly: false, embeds: true, reembed: true });
     const { total } = await store.stats();
     const embedder = store.embedderIdentity;
     if (ctx.out.json) ctx.out.data({ entries: total, embedder });

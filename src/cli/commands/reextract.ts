@@ -21,7 +21,7 @@ export const reextractCommand: Command = {
   async run(ctx: CommandContext): Promise<void> {
     requireNone(ctx);
     const user = stringOption(ctx.values, "user");
-    const store = await ctx.open({ readOnly: false });
+    const store = await ctx.open({ readOnly: false, embeds: true });
     const summary = await store.reextract(user);
     if (ctx.out.json) {
       ctx.out.data(summary);

@@ -18,7 +18,7 @@ export const restoreCommand: Command = {
   async run(ctx: CommandContext): Promise<void> {
     const user = requireUser(ctx);
     const id = requireOne(ctx, "the id of the entry to restore");
-    const store = await ctx.open({ readOnly: false });
+    const store = await ctx.open({ readOnly: false, embeds: false });
     const entry = await store.restore(user, id);
     if (ctx.out.json) {
       ctx.out.data(entry);

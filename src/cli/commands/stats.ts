@@ -11,7 +11,7 @@ export const statsCommand: Command = {
   details: ["Store-wide: counts cover every user.", "", "example:", "  moomem --dir ./memory stats"],
   async run(ctx: CommandContext): Promise<void> {
     requireNone(ctx);
-    const store = await ctx.open({ readOnly: true });
+    const store = await ctx.open({ readOnly: true, embeds: false });
     const s = await store.stats();
     if (ctx.out.json) {
       ctx.out.data(s);

@@ -2,7 +2,7 @@
 
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,7 +12,8 @@ export const ROOT: string = fileURLToPath(new URL("../../../", import.meta.url))
 /** The built bin, as `npx moomem` runs it. */
 export const CLI_MAIN: string = join(ROOT, "dist", "cli", "main.js");
 
-const LOCK_STALE_MS = 180_000;
+/** A lock folder with no pid file yet (its builder died right after making it) is stale after this long. */
+const LOCK_WITHOUT_PID_STALE_MS = 60_000;
 
 /** The newest mtime of the files under `dir` whose names end in `suffix`. */
 function newest(dir: string, suffix: string): number {
@@ -30,13 +31,33 @@ function isStale(): boolean {
   return !existsSync(CLI_MAIN) || newest(join(ROOT, "dist"), ".js") < newest(join(ROOT, "src"), ".ts");
 }
 
+function lockIsStale(lock: string): boolean {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(join(lock, "pid"), "utf8"));
+  } catch {
+    try {
+      return Date.now() - statSync(lock).mtimeMs > LOCK_WITHOUT_PID_STALE_MS;
+    } catch {
+      return false; // removed meanwhile: try again
+    }
+  }
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as { code?: string }).code === "ESRCH";
+  }
+}
+
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function runTsc(): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
-    execFile(join(ROOT, "node_modules", ".bin", "tsc"), ["-b", join(ROOT, "tsconfig.json")], { cwd: ROOT, timeout: 120_000 }, (error, stdout, stderr) => {
+    // The timeout is a hang detector below the suite's hook timeout (vitest.config.ts), not a speed limit.
+    execFile(join(ROOT, "node_modules", ".bin", "tsc"), ["-b", join(ROOT, "tsconfig.json")], { cwd: ROOT, timeout: 540_000 }, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1;
       resolve({ code, output: `${stdout}${stderr}` });
     });
@@ -54,11 +75,13 @@ export async function ensureBuilt(): Promise<void> {
   for (;;) {
     try {
       mkdirSync(lock);
+      writeFileSync(join(lock, "pid"), String(process.pid));
       break;
     } catch (error) {
       if ((error as { code?: string }).code !== "EEXIST") throw error;
-      // A builder that died leaves its lock behind; a build never takes this long.
-      if (Date.now() - statSync(lock).mtimeMs > LOCK_STALE_MS) rmSync(lock, { recursive: true, force: true });
+      // A builder that died leaves its lock behind: judged by its pid, not by how long a build may take
+      // (which depends on the machine's load).
+      if (lockIsStale(lock)) rmSync(lock, { recursive: true, force: true });
       else await sleep(100);
     }
   }

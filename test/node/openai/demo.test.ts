@@ -39,7 +39,7 @@ function runDemo(env: Record<string, string>): Promise<{ code: number; stdout: s
     if (value !== undefined) base[name] = value;
   }
   return new Promise((resolve) => {
-    execFile(tsx, [demo], { cwd: root, env: { ...base, ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
+    execFile(tsx, [demo], { cwd: root, env: { ...base, ...env }, timeout: 240_000 }, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1;
       resolve({ code, stdout, stderr });
     });
@@ -62,7 +62,7 @@ describe("demo/llm/run.ts", () => {
     expect(stderr).toContain("MOOMEM_LLM_API_KEY is not set (MOOMEM_LLM_BASE_URL is not a local server)");
     expect(stderr).toContain('MOOMEM_EMBED_DIM must be the embedding length, a positive integer (got "many")');
     expect(stderr).toContain("Copy demo/llm/.env.example to demo/llm/.env");
-  }, 60_000);
+  });
 
   it("stores facts, drops small talk, supersedes the moved city and finds it all after a reopen", async () => {
     const { code, stdout, stderr } = await runDemo({
@@ -98,5 +98,32 @@ describe("demo/llm/run.ts", () => {
     const extractions = server.calls("chat/completions").filter((r) => JSON.stringify(r.body).includes("<conversation>"));
     expect(extractions.length).toBe(3);
     expect(JSON.stringify(extractions[2]!.body)).not.toContain("moomem-context");
-  }, 60_000);
+  });
+
+  it("leaves no temp folder behind when it made its own (no MOOMEM_DEMO_DIR)", async () => {
+    const tmp = mkdtempSync(join(tmpdir(), "moomem-demo-tmp-"));
+    try {
+      const { code, stdout, stderr } = await runDemo({
+        TMPDIR: tmp,
+        MOOMEM_LLM_BASE_URL: server.baseURL,
+        MOOMEM_LLM_API_KEY: KEY,
+        MOOMEM_LLM_MODEL: "deepseek-chat",
+        MOOMEM_EMBED_BASE_URL: server.baseURL,
+        MOOMEM_EMBED_API_KEY: KEY,
+        MOOMEM_EMBED_MODEL: "text-embedding-v3",
+        MOOMEM_EMBED_DIM: "64",
+      });
+      expect(stderr).toBe("");
+      expect(code).toBe(0);
+      expect(stdout).toMatch(/store: {7}\S*moomem-llm-demo-\S+ \(a temp folder, removed at the end; set MOOMEM_DEMO_DIR to keep one\)/);
+      // (tsx keeps its own cache there: only the demo's folders count.)
+      const demoFolders = (): string[] => readdirSync(tmp).filter((name) => name.startsWith("moomem-"));
+      expect(demoFolders()).toEqual([]);
+      // A run that stops early (missing settings) makes none.
+      expect((await runDemo({ TMPDIR: tmp })).code).toBe(2);
+      expect(demoFolders()).toEqual([]);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
 });

@@ -89,11 +89,11 @@ describe("OpenAI adapters against a local server", () => {
   it("times out a server that never answers", async () => {
     script({ hang: true });
     const extractor = new LlmExtractor({ baseURL: server.baseURL, apiKey: KEY, model: "m", timeoutMs: 150 });
-    const started = Date.now();
     const error = await rejection(extractor.extract("u1", "I live in Beijing"));
     expect(isMoomemError(error, "EXTRACTION_FAILURE")).toBe(true);
     expect(error.message).toMatch(/timed out after 150 ms/);
-    expect(Date.now() - started).toBeLessThan(2000);
+    // A timeout is not retried (a wall-clock bound here would depend on the machine's load).
+    expect(server.requests).toHaveLength(1);
   });
 
   it("reports a connection that is dropped mid-request", async () => {
