@@ -1,4 +1,5 @@
-// Lint rules: typescript-eslint's recommended set, no empty catch, and no Node built-ins in the runtime-neutral core.
+// Lint rules: typescript-eslint's recommended set, no empty catch, no Node built-ins in the runtime-neutral core,
+// and the faces (CLI, MCP, AI SDK tools, inspector, …) on the public surface only.
 
 import js from "@eslint/js";
 import { defineConfig } from "eslint/config";
@@ -12,22 +13,26 @@ const NODE_BUILTINS = [
   "worker_threads", "zlib",
 ];
 
+const nodeImportPaths = NODE_BUILTINS.map((name) => ({
+  name,
+  message: "The core runs in browsers too: keep Node built-ins in src/node.ts, src/cli/, src/mcp/ or the Node-only persistence files.",
+}));
+const nodeImportPattern = {
+  group: ["node:*"],
+  message: "The core runs in browsers too: keep node: imports in src/node.ts, src/cli/, src/mcp/ or the Node-only persistence files.",
+};
+
+// The faces (CLI, MCP, AI SDK tools, prompt blocks, the inspector, the OpenAI adapter) build on the public
+// surface only: the entries (index.ts, node.ts, openai.ts), types.ts, errors.ts, validation/, each other,
+// text/context-markers.ts (exported as is) and embedding/stored-embedder.ts (a plug-in by the public Embedder
+// interface, which only the CLI uses). The rooms behind MemoryStore can then change freely.
+const publicSurfacePattern = {
+  regex: "^(\\.\\./)+((store|state|ingest|recall|transfer|persistence|indexes|fusion)/|embedding/(?!stored-embedder\\.ts$)|text/(?!context-markers\\.ts$))",
+  message: "Faces use the public surface only: import from the entries (index.ts, node.ts), types.ts, errors.ts or validation/ (docs/architecture.md, \"Where to add things\").",
+};
+
 const noNodeImports = {
-  "no-restricted-imports": [
-    "error",
-    {
-      paths: NODE_BUILTINS.map((name) => ({
-        name,
-        message: "The core runs in browsers too: keep Node built-ins in src/node.ts, src/cli/, src/mcp/ or the Node-only persistence files.",
-      })),
-      patterns: [
-        {
-          group: ["node:*"],
-          message: "The core runs in browsers too: keep node: imports in src/node.ts, src/cli/, src/mcp/ or the Node-only persistence files.",
-        },
-      ],
-    },
-  ],
+  "no-restricted-imports": ["error", { paths: nodeImportPaths, patterns: [nodeImportPattern] }],
   // Globals that exist only on Node-like runtimes; reaching them at import time breaks the browser build.
   "no-restricted-globals": [
     "error",
@@ -46,12 +51,16 @@ const NODE_ONLY = [
   "src/mcp/**",
   // The inspector's server (its page, under src/inspector/page/, runs in a browser and stays under the core rules).
   "src/inspector/*.ts",
-  "src/persistence/node-*.ts",
-  "src/persistence/file-backend.ts",
-  "src/persistence/file-lock.ts",
+  "src/persistence/file/node-*.ts",
+  "src/persistence/file/file-backend.ts",
+  "src/persistence/file/file-lock.ts",
   "test/node/**",
   "test/shims/**",
 ];
+
+// The faces: those in the runtime-neutral core, and those on Node (which are in NODE_ONLY too).
+const CORE_FACES = ["src/integrations/**", "src/context/**", "src/inspector/page/**", "src/adapters/**"];
+const NODE_FACES = ["src/cli/**", "src/mcp/**", "src/inspector/*.ts"];
 
 export default defineConfig(
   { ignores: ["dist/**", "node_modules/**", "coverage/**", ".vitest-attachments/**"] },
@@ -68,6 +77,18 @@ export default defineConfig(
     files: ["src/**/*.ts", "test/**/*.ts"],
     ignores: NODE_ONLY,
     rules: noNodeImports,
+  },
+  {
+    // Faces in the runtime-neutral core: no Node built-ins, and the public surface only.
+    files: CORE_FACES,
+    ignores: ["**/*.test.ts"],
+    rules: { "no-restricted-imports": ["error", { paths: nodeImportPaths, patterns: [nodeImportPattern, publicSurfacePattern] }] },
+  },
+  {
+    // Faces that run on Node: the public surface only.
+    files: NODE_FACES,
+    ignores: ["**/*.test.ts"],
+    rules: { "no-restricted-imports": ["error", { patterns: [publicSurfacePattern] }] },
   },
   {
     // Tooling and config files run on Node.

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Batch } from "../src/persistence/backend.ts";
 import type { EntryRecord, SyncMode } from "../src/types.ts";
-import { FileBackend } from "../src/persistence/file-backend.ts";
+import { FileBackend } from "../src/persistence/file/file-backend.ts";
 import { HashingEmbedder } from "../src/embedding/hashing-embedder.ts";
 import { MemoryStore } from "../src/store/memory-store.ts";
 
@@ -45,7 +45,8 @@ async function makeEntries(from: number, count: number): Promise<EntryRecord[]> 
     createdAt: now,
     updatedAt: now,
     seq: from + i + 1,
-    metadata: { extractor: "raw" },
+    metadata: {},
+    lifecycle: { extractor: "raw" },
     embedding: vectors[i]!,
   }));
 }

@@ -22,15 +22,15 @@ interface Side {
   MemoryStore: any;
 }
 async function side(tree: string, name: string): Promise<Side> {
-  const { FileBackend } = (await import(join(tree, "src/persistence/file-backend.ts"))) as { FileBackend: any };
-  const { MemoryStore } = (await import(join(tree, "src/store/memory-store.ts"))) as { MemoryStore: any };
+  // The Node entry exports both, wherever a checkout keeps their files.
+  const { FileBackend, MemoryStore } = (await import(join(tree, "src/node.ts"))) as { FileBackend: any; MemoryStore: any };
   return { name, FileBackend, MemoryStore };
 }
 const sides = [await side(treeA, "A " + treeA), await side(treeB, "B " + treeB)];
 const root = mkdtempSync(join(tmpdir(), "ab-"));
 const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]!; };
 function entry(i: number, seq: number) {
-  return { id: `e${i}`, userId: `u${i % 50}`, content: `fact ${i} about coffee and Berlin and violin`, kind: "fact", status: "active", createdAt: 1, updatedAt: 1, seq, metadata: {}, embedding: null };
+  return { id: `e${i}`, userId: `u${i % 50}`, content: `fact ${i} about coffee and Berlin and violin`, kind: "fact", status: "active", createdAt: 1, updatedAt: 1, seq, metadata: {}, lifecycle: {}, embedding: null };
 }
 for (const mode of ["always", "none"] as const) {
   const backends = [];

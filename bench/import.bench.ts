@@ -11,8 +11,8 @@ import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { MemoryStore } from "../src/node.ts";
 import { HashingEmbedder } from "../src/embedding/hashing-embedder.ts";
-import { entryLine, headerLine } from "../src/store/jsonl-transfer.ts";
-import { makeEntryId } from "../src/store/ids.ts";
+import { entryLine, headerLine } from "../src/transfer/jsonl-transfer.ts";
+import { makeEntryId } from "../src/state/ids.ts";
 import type { EntryRecord } from "../src/types.ts";
 
 const ENTRIES = Number(process.argv[2] ?? 20_000);
@@ -23,12 +23,12 @@ const identity = { id: embedder.id, dim: embedder.dim };
 
 function record(i: number, users: number, content: string, vector: Float32Array | null): EntryRecord {
   const t = Date.UTC(2025, 0, 1) + i;
-  return { id: makeEntryId(i + 1), userId: `user-${i % users}`, content, kind: "unstructured", status: "active", createdAt: t, updatedAt: t, seq: i + 1, metadata: {}, embedding: vector };
+  return { id: makeEntryId(i + 1), userId: `user-${i % users}`, content, kind: "unstructured", status: "active", createdAt: t, updatedAt: t, seq: i + 1, metadata: {}, lifecycle: {}, embedding: vector };
 }
 
 function exportText(records: EntryRecord[]): string {
-  const header = { moomem_export: 1, entry_format: 2, embedder: identity, user_id: null, exported_at: Date.UTC(2025, 0, 2), count: records.length };
-  return headerLine(header) + records.map(entryLine).join("");
+  const header = { moomem_export: 1, entry_format: 4, embedder: identity, user_id: null, exported_at: Date.UTC(2025, 0, 2), count: records.length };
+  return headerLine(header) + records.map((r) => entryLine(r)).join("");
 }
 
 /** The text in chunks of 64 KiB, as a file stream gives it. */

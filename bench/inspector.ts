@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MemoryStore } from "../src/node.ts";
-import { entryLine } from "../src/store/jsonl-transfer.ts";
-import { makeEntryId } from "../src/store/ids.ts";
+import { entryLine } from "../src/transfer/jsonl-transfer.ts";
+import { makeEntryId } from "../src/state/ids.ts";
 import { startInspectorServer } from "../src/inspector/server.ts";
 import { StoreHolder } from "../src/inspector/store-holder.ts";
 import type { EntryKind, EntryStatus } from "../src/types.ts";
@@ -47,6 +47,7 @@ function lines(): string[] {
         updatedAt: createdAt,
         seq: i + 1,
         metadata: { channel: pick(["chat", "email", "voice"]), turn: i },
+        lifecycle: {},
         embedding: null,
       }),
     );

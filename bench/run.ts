@@ -8,8 +8,8 @@ import { tmpdir, cpus } from "node:os";
 import { join } from "node:path";
 import { MemoryStore } from "../src/node.ts";
 import { HashingEmbedder } from "../src/embedding/hashing-embedder.ts";
-import { entryLine, headerLine } from "../src/store/jsonl-transfer.ts";
-import { makeEntryId } from "../src/store/ids.ts";
+import { entryLine, headerLine } from "../src/transfer/jsonl-transfer.ts";
+import { makeEntryId } from "../src/state/ids.ts";
 import type { EntryRecord } from "../src/types.ts";
 import { groupedBarChart } from "../eval/svg-chart.ts";
 import { makeCorpus, type Corpus } from "./corpus.ts";
@@ -97,7 +97,7 @@ interface Row {
 function importLines(corpus: Corpus, vectors: readonly Float32Array[], count: number, users: number): string[] {
   const now = Date.UTC(2025, 0, 1);
   const embedder = new HashingEmbedder();
-  const lines: string[] = [headerLine({ moomem_export: 1, entry_format: 2, embedder: { id: embedder.id, dim: embedder.dim }, user_id: null, exported_at: now, count })];
+  const lines: string[] = [headerLine({ moomem_export: 1, entry_format: 4, embedder: { id: embedder.id, dim: embedder.dim }, user_id: null, exported_at: now, count })];
   for (let i = 0; i < count; i++) {
     const record: EntryRecord = {
       id: makeEntryId(i + 1),
@@ -109,6 +109,7 @@ function importLines(corpus: Corpus, vectors: readonly Float32Array[], count: nu
       updatedAt: now + i,
       seq: i + 1,
       metadata: {},
+      lifecycle: {},
       embedding: vectors[i] as Float32Array,
     };
     lines.push(entryLine(record));

@@ -7,7 +7,7 @@
 
 import { MemoryStore } from "../src/store/memory-store.ts";
 import { RawExtractor } from "../src/ingest/raw-extractor.ts";
-import type { OpenOptions } from "../src/store/memory-store.ts";
+import type { OpenOptions } from "../src/index.ts";
 import { seededRandom } from "../eval/metrics.ts";
 
 const FOODS = ["rice", "beans", "fish", "tea", "cake", "bread", "apples", "pears", "cheese", "noodles", "soup", "eggs"];

@@ -80,8 +80,7 @@ export async function runCase(setup: Setup, kase: ConflictCase): Promise<Outcome
     const others = entries.filter((e) => e.id !== oldId && e.id !== newId);
     if (others.some((e) => e.status === "superseded") || added.status === "superseded") return "wrong-replace";
     if (old.status === "superseded") return old.supersededBy === newId ? "replaced" : "wrong-replace";
-    const conflict = added.metadata["conflict"];
-    return Array.isArray(conflict) && conflict.includes(oldId) ? "coexist" : "kept-apart";
+    return added.lifecycle?.conflict?.includes(oldId) === true ? "coexist" : "kept-apart";
   } finally {
     await mem.close();
   }
@@ -152,7 +151,7 @@ export function renderReport(setups: ReadonlyArray<{ setup: Setup; results: Case
   lines.push("- **offline default**: `PatternExtractor` (no model, no key of the host's): the slot keys come from its English and Chinese pattern tables; a statement no pattern recognises has no key and is judged by similarity.");
   lines.push("- **raw text**: `RawExtractor` (the default of 0.1): no keys at all, similarity only.");
   lines.push("");
-  lines.push("**Supersede accuracy**: change cases where the old fact ended superseded by the new one (and nothing else was). **False-supersede rate**: look-alike pairs where anything was superseded. *Coexist flagged*: look-alikes the judge marked as a possible conflict (both stay active, `metadata.conflict`). *Not stored*: cases where a sentence did not become exactly one memory (the extractor dropped it as small talk or split it); a change case not stored counts as not superseded. Targets for the offline default: accuracy ≥ 70 %, false supersedes ≤ 2 %.");
+  lines.push("**Supersede accuracy**: change cases where the old fact ended superseded by the new one (and nothing else was). **False-supersede rate**: look-alike pairs where anything was superseded. *Coexist flagged*: look-alikes the judge marked as a possible conflict (both stay active, `lifecycle.conflict`). *Not stored*: cases where a sentence did not become exactly one memory (the extractor dropped it as small talk or split it); a change case not stored counts as not superseded. Targets for the offline default: accuracy ≥ 70 %, false supersedes ≤ 2 %.");
   lines.push("");
   lines.push("| setup | slice | change cases | supersede accuracy | look-alikes | false-supersede rate | coexist flagged | not stored |");
   lines.push("|---|---|--:|--:|--:|--:|--:|--:|");

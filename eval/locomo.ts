@@ -10,7 +10,7 @@
 
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { MemoryStore, type OpenOptions } from "../src/store/memory-store.ts";
+import { MemoryStore, type OpenOptions } from "../src/index.ts";
 import { FixedClock } from "../src/clock.ts";
 import { RawExtractor } from "../src/ingest/raw-extractor.ts";
 import type { ConflictJudge, RecallMode } from "../src/types.ts";

@@ -78,7 +78,7 @@ console.log(`recall "Which city does the user live in?" -> ${hits[0]?.content ??
 const current = hits[0]!;
 console.log("history of the home_city slot:");
 for (const entry of await mem.history(USER, current.id)) {
-  const why = typeof entry.metadata["conflict_reason"] === "string" ? ` (${entry.metadata["conflict_reason"]})` : "";
+  const why = entry.lifecycle?.conflictReason === undefined ? "" : ` (${entry.lifecycle.conflictReason})`;
   console.log(`  ${entry.status.padEnd(10)} ${entry.content}${why}`);
 }
 await mem.close();

@@ -108,8 +108,9 @@ for f in "${shared_tests[@]}"; do bun_shared+=("./$f"); done
 bun_node=(bun test --timeout "$BUN_TIMEOUT_MS" --path-ignore-patterns='dist/**' --path-ignore-patterns='node_modules/**')
 for f in "${node_dir_tests[@]}"; do bun_node+=("./$f"); done
 
+# Three programs: the runtime-neutral core (no DOM, no Node types), the Node-only and the browser-only code.
 # npm run build empties dist/ first, so no file of an older build (a stale .map, a removed module) ships.
-run_step "build (tsc)" npm run --silent build
+run_step "build (tsc: core, node, browser)" npm run --silent build
 run_step "typecheck (src, tests, tools)" tsc -p tsconfig.check.json
 run_step "lint (eslint)" eslint .
 # Imports point down the layers of scripts/layers.ts, and docs/architecture.md's picture of them is current (`npm run deps`).

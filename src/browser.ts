@@ -1,11 +1,12 @@
 // The browser entry: the universal API, with IndexedDB as the default storage.
 
-import { MemoryStore as CoreStore, type OpenOptions } from "./store/memory-store.ts";
-import { IndexedDbBackend } from "./persistence/indexeddb-backend.ts";
+import { MemoryStore as CoreStore } from "./store/memory-store.ts";
+import type { OpenOptions } from "./store/open-options.ts";
+import { IndexedDbBackend } from "./persistence/indexeddb/indexeddb-backend.ts";
 
 export * from "./index.ts";
-export { IndexedDbBackend } from "./persistence/indexeddb-backend.ts";
-export type { IndexedDbBackendOptions } from "./persistence/indexeddb-backend.ts";
+export { IndexedDbBackend } from "./persistence/indexeddb/indexeddb-backend.ts";
+export type { IndexedDbBackendOptions } from "./persistence/indexeddb/indexeddb-backend.ts";
 
 /**
  * {@link CoreStore} whose `open(name)` keeps the store in IndexedDB (database

@@ -2,18 +2,8 @@
 // It imports no runtime-specific module; `moomem/node` and `moomem/browser` add the default storage.
 
 export { MemoryStore } from "./store/memory-store.ts";
-export type {
-  OpenOptions,
-  AddOptions,
-  RecallOptions,
-  ListOptions,
-  ForgetTarget,
-  ForgetOptions,
-  ImportOptions,
-  BackendFactory,
-  BackendOptions,
-  ReextractSummary,
-} from "./store/memory-store.ts";
+export type { OpenOptions, BackendFactory, BackendOptions } from "./store/open-options.ts";
+export type { AddOptions, RecallOptions, ListOptions, ForgetTarget, ForgetOptions, ExportOptions, ImportOptions, ReextractSummary } from "./store/options.ts";
 export { MoomemError, isMoomemError } from "./errors.ts";
 export type { MoomemErrorCode } from "./errors.ts";
 export type {
@@ -27,6 +17,7 @@ export type {
   Embedder,
   EmbedderKind,
   EntryKind,
+  EntryLifecycle,
   EntryStatus,
   ExtractedFact,
   ExtractionReport,
@@ -54,7 +45,7 @@ export { longestFirst } from "./ingest/language-table.ts";
 export type { LanguageTable, SlotRule, AnchorPatterns, StatementKind } from "./ingest/language-table.ts";
 export { SimilarityJudge } from "./ingest/similarity-judge.ts";
 export type { JudgeCandidate } from "./ingest/similarity-judge.ts";
-export { MemoryBackend } from "./persistence/memory-backend.ts";
+export { MemoryBackend } from "./persistence/memory/memory-backend.ts";
 export type {
   PersistenceBackend,
   Batch,

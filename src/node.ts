@@ -1,11 +1,12 @@
 // The Node/Bun/Deno entry: the universal API, with crash-safe files as the default storage.
 
-import { MemoryStore as CoreStore, type OpenOptions } from "./store/memory-store.ts";
-import { FileBackend } from "./persistence/file-backend.ts";
+import { MemoryStore as CoreStore } from "./store/memory-store.ts";
+import type { OpenOptions } from "./store/open-options.ts";
+import { FileBackend } from "./persistence/file/file-backend.ts";
 
 export * from "./index.ts";
-export { FileBackend } from "./persistence/file-backend.ts";
-export type { FileBackendOptions } from "./persistence/file-backend.ts";
+export { FileBackend } from "./persistence/file/file-backend.ts";
+export type { FileBackendOptions } from "./persistence/file/file-backend.ts";
 
 /**
  * {@link CoreStore} whose `open(dir)` keeps the store in files under

@@ -7,7 +7,7 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
 export type Metadata = { [key: string]: JsonValue };
 
 /**
- * Lifecycle state of an entry (PRD state machine). `unstructured` is a degraded add: the extractor
+ * Lifecycle state of an entry (README, "API at a glance": add, forget, restore, supersede). `unstructured` is a degraded add: the extractor
  * failed, so the input was kept raw (still recalled) until `reextract` turns it into facts.
  */
 export type EntryStatus = "active" | "superseded" | "deleted" | "unstructured";
@@ -47,6 +47,46 @@ export interface InputMessage {
 /** What `add` accepts: plain text or a whole chat transcript. */
 export type AddInput = string | readonly InputMessage[];
 
+/**
+ * What the store records about an entry's life, apart from the caller's `metadata`: how it was made,
+ * judged, forgotten, restored or re-extracted. The store writes these fields, never a caller, so no key
+ * a caller puts in `metadata` changes what the store does (docs/decisions.md, "The store's bookkeeping").
+ */
+export interface EntryLifecycle {
+  /** `mode` of the extractor that made the entry (`pattern`, `raw`, `llm`, …). */
+  extractor?: string;
+  /** The words of the input the fact came from, when the extractor named them. */
+  sourceSpan?: string;
+  /** The content was longer than `maxContentChars` and was cut: its length before. */
+  truncated?: { originalChars: number };
+  /** Why extraction failed: the entry holds the input as it was (status `unstructured`) until `reextract`. */
+  extractionDegraded?: string;
+  /** Why embedding failed: the entry has no vector and is found by keywords only. */
+  embeddingDegraded?: string;
+  /** Name of the judge that decided about the entry's candidates (`similarity`, `llm`, `similarity-fallback`, …). */
+  judge?: string;
+  /** Why the configured judge was not used, when the offline one decided instead. */
+  judgeFallback?: string;
+  /** Why this entry replaced others, or why it was replaced (the judge's reason, or a restore's). */
+  conflictReason?: string;
+  /** Ids of entries this one coexists with as a possible conflict (the newest 50). */
+  conflict?: string[];
+  /** The status the entry had when it was forgotten (while it is `deleted`). */
+  deletedFrom?: EntryStatus;
+  /** When it was forgotten (ms since epoch). */
+  deletedAt?: number;
+  /** When `forget(…, { purge: true })` erased its content: the entry is a tombstone and cannot be restored. */
+  purgedAt?: number;
+  /** When `restore` last brought it back. */
+  restoredAt?: number;
+  /** The unstructured entry `reextract` made this one from. */
+  reextractedFrom?: string;
+  /** The entries `reextract` made of this one. */
+  reextractedInto?: string[];
+  /** When `reextract` converted it. */
+  reextractedAt?: number;
+}
+
 /** One remembered thing, as the public API shows it. */
 export interface MemoryEntry {
   id: string;
@@ -64,11 +104,18 @@ export interface MemoryEntry {
   supersededBy?: string;
   /** Store-wide insertion order. */
   seq: number;
+  /** The caller's own JSON, as given to `add` (the store never writes into it). */
   metadata: Metadata;
+  /**
+   * The store's bookkeeping: how the entry was made, judged, forgotten or restored. Every entry the
+   * store returns has it (optional only so that entries a host builds, e.g. for a judge's tests, need none).
+   */
+  lifecycle?: EntryLifecycle;
 }
 
-/** Internal form of an entry: the public fields plus its vector (null when it could not be embedded). */
+/** Internal form of an entry: the public fields, its lifecycle (always there), and its vector (null when it could not be embedded). */
 export interface EntryRecord extends MemoryEntry {
+  lifecycle: EntryLifecycle;
   embedding: Float32Array | null;
 }
 
@@ -111,8 +158,13 @@ export interface ExtractionReport {
 
 /** Finds the facts worth remembering in an input. */
 export interface Extractor {
-  /** Short name recorded in each entry's metadata (`raw`, `llm`, …). */
+  /** Short name recorded in each entry's lifecycle (`raw`, `llm`, …). */
   readonly mode: string;
+  /**
+   * True when the extractor keeps the input as it is rather than finding facts in it (the built-in
+   * `RawExtractor`): `reextract` then has nothing to do and refuses. Optional; absent means false.
+   */
+  readonly verbatim?: boolean;
   /**
    * `report` lets a model-backed extractor say it needed its retry
    * (`report.retried = true`); the store then judges conflicts offline, so one
@@ -137,7 +189,7 @@ export interface JudgeItem {
 
 /** Decides whether a new fact replaces, coexists with, or is unrelated to existing entries. */
 export interface ConflictJudge {
-  /** Short name recorded in metadata (`similarity`, `llm`, …). */
+  /** Short name recorded in each judged entry's lifecycle (`similarity`, `llm`, …). */
   readonly name?: string;
   /** `candidates` carry their vector (`embedding`) when they have one. */
   judge(fact: ExtractedFact & { embedding?: Float32Array }, candidates: Array<MemoryEntry & { embedding?: Float32Array }>): Promise<Verdict[]>;
@@ -201,6 +253,8 @@ export interface RecallHit {
   status: EntryStatus;
   createdAt: number;
   metadata: Metadata;
+  /** The store's bookkeeping (see `MemoryEntry.lifecycle`); every hit has it. */
+  lifecycle?: EntryLifecycle;
   /**
    * Fused score, higher is better: by default the sum of the routes' weighted z-scores (how many standard
    * deviations above the user's average the memory scores), plus neighbouring-turn context; with
@@ -265,7 +319,7 @@ export interface ImportSummary {
   skipped: number;
 }
 
-/** Durability of an acknowledged write (DESIGN §5). */
+/** Durability of an acknowledged write (README, "On-disk layout and recovery"). */
 export type SyncMode = "always" | "interval" | "none";
 
 /** Recall route selection. */

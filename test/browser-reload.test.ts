@@ -1,7 +1,7 @@
 // Data in IndexedDB survives a page reload and a tab closed mid-write (real reloads of an iframe page in Chromium).
 
 import { describe, it, expect, afterEach } from "vitest";
-import { IndexedDbBackend } from "../src/persistence/indexeddb-backend.ts";
+import { IndexedDbBackend } from "../src/persistence/indexeddb/indexeddb-backend.ts";
 import { isMoomemError } from "../src/errors.ts";
 import type { EntryRecord } from "../src/types.ts";
 import { makeEntry } from "./backend-conformance.ts";
@@ -50,7 +50,7 @@ interface PageReply {
   message?: string;
 }
 
-const backendUrl = new URL("../src/persistence/indexeddb-backend.ts", import.meta.url).href;
+const backendUrl = new URL("../src/persistence/indexeddb/indexeddb-backend.ts", import.meta.url).href;
 const browserEntryUrl = new URL("../src/browser.ts", import.meta.url).href;
 
 function pageSource(): string {

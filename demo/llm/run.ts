@@ -20,7 +20,7 @@ function check(ok: boolean, what: string): void {
 function showSummary(summary: AddSummary, entries: readonly MemoryEntry[]): void {
   if (summary.degraded) {
     const degraded = entries.find((e) => e.status === "unstructured" && summary.facts.some((f) => f.id === e.id));
-    console.log(`   degraded: the text was kept whole (${String(degraded?.metadata["extraction_degraded"] ?? degraded?.metadata["embedding_degraded"] ?? "see metadata")})`);
+    console.log(`   degraded: the text was kept whole (${String(degraded?.lifecycle?.extractionDegraded ?? degraded?.lifecycle?.embeddingDegraded ?? "see its lifecycle")})`);
   }
   if (summary.facts.length === 0) console.log("   the model found nothing worth remembering: nothing stored");
   for (const fact of summary.facts) {
@@ -28,7 +28,7 @@ function showSummary(summary: AddSummary, entries: readonly MemoryEntry[]): void
     console.log(`   ${fact.action === "inserted" ? "+" : "="} ${fact.kind.padEnd(10)} ${fact.content}${key}${fact.action === "duplicate" ? "  (already known)" : ""}`);
     for (const id of fact.replaced ?? []) {
       const old = entries.find((e) => e.id === id);
-      const reason = entries.find((e) => e.id === fact.id)?.metadata["conflict_reason"];
+      const reason = entries.find((e) => e.id === fact.id)?.lifecycle?.conflictReason;
       console.log(`       replaces "${old?.content ?? id}"${reason === undefined ? "" : ` — ${String(reason)}`}`);
     }
   }

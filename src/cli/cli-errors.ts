@@ -7,6 +7,8 @@ import { MoomemError, isMoomemError, type MoomemErrorCode } from "../node.ts";
 export interface CliErrorContext {
   /** `--embed` was given. */
   embed: boolean;
+  /** The command that ran, once known: some give their own advice. */
+  command?: string;
 }
 
 /** The commands that only read, which the CLI runs without the writer lock. */
@@ -39,6 +41,10 @@ export function forCli(error: unknown, context: CliErrorContext): unknown {
 function adviceFor(code: MoomemErrorCode, dropped: string, context: CliErrorContext): string | undefined {
   switch (code) {
     case "STORE_LOCKED":
+      // Only `ui --write` takes the lock in `ui` (the read-only page never does).
+      if (context.command === "ui") {
+        return "moomem ui --write needs the writer lock: stop the process writing the store first, or run moomem ui without --write to inspect it read-only while it keeps writing";
+      }
       return `reading commands (${READING}) work while that process runs; stop it before ${WRITING}`;
     case "EMBEDDER_MISMATCH":
       return context.embed

@@ -13,7 +13,7 @@ import { Output } from "./output.ts";
 import { tornTailNotice } from "./torn-tail-notice.ts";
 import { packageVersion } from "./version.ts";
 
-/** Exit statuses (DESIGN §7). */
+/** Exit statuses (README, "The CLI"; docs/decisions.md, "The CLI"). */
 export const EXIT_OK = 0;
 export const EXIT_STORE_ERROR = 1;
 export const EXIT_USAGE = 2;
@@ -54,6 +54,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       io.stderr.write(toolHelp(COMMANDS, globals));
       return EXIT_USAGE;
     }
+    context.command = command.name;
     const dir = stringOption(values, "dir") ?? DEFAULT_DIR;
     if (dir.trim() === "") throw usageError(command.name, "--dir needs a folder path");
     const ctx: CommandContext = {

@@ -3,7 +3,7 @@
 import { invalidArgument } from "../errors.ts";
 import type { EntryKind } from "../types.ts";
 import { MEMORY_CONTEXT_CLOSE, MEMORY_CONTEXT_OPEN } from "../text/context-markers.ts";
-import { checkIntegerIn, checkKnownKeys, checkOptions, checkList, checkTime, describe, readGuarded } from "../store/validation.ts";
+import { checkIntegerIn, checkKnownKeys, checkOptions, checkList, checkTime, describe, readGuarded } from "../validation/arguments.ts";
 
 /** How {@link formatContext} lays the memories out. */
 export type ContextStyle = "bullets" | "xml" | "json";

@@ -2,7 +2,8 @@
 
 import { describe, it, expect } from "vitest";
 import fc from "fast-check";
-import { HashingEmbedder, hashString } from "./hashing-embedder.ts";
+import { HashingEmbedder } from "./hashing-embedder.ts";
+import { hashString } from "../text/string-hash.ts";
 import { checkVector, cosine, dot, normalize } from "./vector-math.ts";
 import { forEachToken } from "../text/tokenizer.ts";
 import { MoomemError } from "../errors.ts";

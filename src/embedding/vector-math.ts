@@ -93,3 +93,13 @@ function describeValue(v: unknown): string {
   if (typeof v === "object") return `a ${(v as object).constructor?.name ?? "object"}`;
   return `a ${typeof v}`;
 }
+
+/** True when no component is NaN or ±Infinity. */
+export function allFinite(vector: Float32Array): boolean {
+  for (let i = 0; i < vector.length; i++) {
+    // x - x is 0 for every finite x and NaN for NaN and ±Infinity: one subtraction, no call.
+    const x = vector[i]!;
+    if (x - x !== 0) return false;
+  }
+  return true;
+}

@@ -1,19 +1,20 @@
 // Step 2-3 of add: run the extractor, validate what it returns, degrade on failure, truncate.
 
-import type { ChatMessage, EntryKind, ExtractedFact, ExtractionReport, Extractor, Metadata } from "../types.ts";
+import type { ChatMessage, EntryKind, EntryLifecycle, ExtractedFact, ExtractionReport, Extractor } from "../types.ts";
 import { describeError, isMoomemError } from "../errors.ts";
-import { transcriptText } from "./transcript.ts";
+import { transcriptText } from "../text/transcript.ts";
 import { stripMemoryContext } from "../text/context-markers.ts";
-import { checkFacts } from "./plugin-checks.ts";
+import { checkFacts } from "../validation/plugin-checks.ts";
 
-/** A fact ready for dedup and embedding, with the metadata the pipeline adds. */
+/** A fact ready for dedup and embedding, with what extraction records in the entry's lifecycle. */
 export interface PreparedFact {
   content: string;
   kind: EntryKind;
   key?: string;
   sourceSpan?: string;
-  metadata: Metadata;
-  /** Set when the content was cut to `maxContentChars`: its length before (also in `metadata.truncated`). */
+  /** `truncated` and `extractionDegraded`, when they apply. */
+  lifecycle: EntryLifecycle;
+  /** Set when the content was cut to `maxContentChars`: its length before (also in `lifecycle.truncated`). */
   truncated?: { originalChars: number };
 }
 
@@ -41,19 +42,19 @@ export async function extractFacts(extractor: Extractor, userId: string, input: 
     const reason = describeError(error);
     if (text.length === 0) return { facts: [], degradedReason: reason, usedRetry: true };
     const fact = prepare({ content: text, kind: "unstructured" }, maxChars);
-    fact.metadata["extraction_degraded"] = reason;
+    fact.lifecycle.extractionDegraded = reason;
     return { facts: [fact], degradedReason: reason, usedRetry: true };
   }
 }
 
 function prepare(fact: ExtractedFact, maxChars: number): PreparedFact {
-  const metadata: Metadata = {};
+  const lifecycle: EntryLifecycle = {};
   let content = fact.content;
   if (content.length > maxChars) {
-    metadata["truncated"] = { originalChars: content.length };
+    lifecycle.truncated = { originalChars: content.length };
     content = truncate(content, maxChars);
   }
-  const out: PreparedFact = { content, kind: fact.kind, metadata };
+  const out: PreparedFact = { content, kind: fact.kind, lifecycle };
   if (content !== fact.content) out.truncated = { originalChars: fact.content.length };
   if (fact.key !== undefined) out.key = fact.key;
   // The span is part of the input, so no longer than the fact's own limit.
@@ -70,7 +71,7 @@ export function truncate(text: string, max: number): string {
 }
 
 /**
- * Counts consecutive failed extractions (DESIGN §2): the third in a row is an
+ * Counts consecutive failed extractions (README, "Plugging in a model provider"): the third in a row is an
  * error instead of a degraded entry; any success resets the count.
  */
 export class ExtractionGuard {

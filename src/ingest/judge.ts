@@ -3,7 +3,7 @@
 import type { ConflictJudge, JudgeItem, Verdict } from "../types.ts";
 import { describeError, isMoomemError } from "../errors.ts";
 import type { SimilarityJudge } from "./similarity-judge.ts";
-import { checkVerdicts } from "./plugin-checks.ts";
+import { checkVerdicts } from "../validation/plugin-checks.ts";
 
 export interface JudgeOutcome {
   verdicts: Verdict[];

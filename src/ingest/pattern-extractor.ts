@@ -5,7 +5,7 @@ import { invalidArgument } from "../errors.ts";
 import { stripMemoryContext } from "../text/context-markers.ts";
 import type { LanguageTable } from "./language-table.ts";
 import { readClauses } from "./pattern-engine.ts";
-import { userText } from "./transcript.ts";
+import { userText } from "../text/transcript.ts";
 import { DEFAULT_LANGUAGES } from "./patterns/default-languages.ts";
 
 /** A fenced code block (``` or ~~~), closed or running to the end of the text. */

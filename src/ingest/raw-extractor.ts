@@ -2,7 +2,7 @@
 
 import type { ChatMessage, ExtractedFact, Extractor } from "../types.ts";
 import { stripMemoryContext } from "../text/context-markers.ts";
-import { userText } from "./transcript.ts";
+import { userText } from "../text/transcript.ts";
 
 /**
  * Stores the input itself as one memory of kind `unstructured` (no model, no
@@ -22,6 +22,8 @@ import { userText } from "./transcript.ts";
  */
 export class RawExtractor implements Extractor {
   readonly mode: string = "raw";
+  /** It finds no facts: `reextract` has nothing to do with it. */
+  readonly verbatim: boolean = true;
 
   extract(_userId: string, input: string | readonly ChatMessage[]): Promise<ExtractedFact[]> {
     const text = typeof input === "string" ? stripMemoryContext(input) : userText(input);

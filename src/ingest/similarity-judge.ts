@@ -6,7 +6,7 @@ import { cosine, dotAt } from "../embedding/vector-math.ts";
 import { forEachToken, normalizeForDedup, tokenize } from "../text/tokenizer.ts";
 import { ENGLISH_STOP_WORDS } from "../text/stop-words.ts";
 import { BoundedMemo } from "../text/bounded-memo.ts";
-import { hashString } from "../embedding/hashing-embedder.ts";
+import { hashString } from "../text/string-hash.ts";
 import { AnchorComparer } from "./fact-anchors.ts";
 import type { LanguageTable } from "./language-table.ts";
 import { DEFAULT_LANGUAGES } from "./patterns/default-languages.ts";

@@ -1,8 +1,7 @@
 // The JSON shapes the inspector's HTTP API answers with, shared by the server and the page (types only).
 
-import type { EmbedderIdentity } from "../persistence/backend.ts";
+import type { EmbedderIdentity, UserSummary } from "../index.ts";
 import type { EntryKind, EntryStatus, MemoryEntry, RecallHit, StoreStats } from "../types.ts";
-import type { UserSummary } from "../store/user-summaries.ts";
 
 /** Every failed request: a status code and this body. */
 export interface ApiError {

@@ -1,9 +1,9 @@
 // The inspector's JSON API, written against MemoryStore's public methods only, so it serves any backend.
 
-import type { MemoryStore } from "../store/memory-store.ts";
+import type { MemoryStore } from "../index.ts";
 import type { MemoryEntry } from "../types.ts";
-import type { UserSummary } from "../store/user-summaries.ts";
-import { checkUserId } from "../store/validation.ts";
+import type { UserSummary } from "../index.ts";
+import { checkUserId } from "../validation/arguments.ts";
 import type {
   EntriesResponse,
   EntryResponse,
@@ -149,7 +149,7 @@ export class InspectorApi {
     if (typeof purge !== "boolean") throw new HttpError(400, "INVALID_ARGUMENT", `forget: "purge" must be true or false, got ${JSON.stringify(purge)}`);
     return this.#holder.use(async (store, generation) => {
       const before = await this.#findEntry(store, generation, userId, id);
-      if (before.status === "deleted" && (!purge || before.metadata["purged"] === true)) {
+      if (before.status === "deleted" && (!purge || before.lifecycle?.purgedAt !== undefined)) {
         throw new HttpError(409, "CONFLICT", `entry ${id} is already ${purge ? "purged" : "forgotten"}; nothing was changed`);
       }
       const affected = await store.forget(userId, { id }, purge ? { purge: true } : undefined);
@@ -166,7 +166,7 @@ export class InspectorApi {
     knownKeys(body, [], "restore");
     return this.#holder.use(async (store, generation) => {
       const before = await this.#findEntry(store, generation, userId, id);
-      if (before.metadata["purged"] === true) throw new HttpError(409, "CONFLICT", `entry ${id} was purged: its content is gone and cannot be restored`);
+      if (before.lifecycle?.purgedAt !== undefined) throw new HttpError(409, "CONFLICT", `entry ${id} was purged: its content is gone and cannot be restored`);
       if (before.status !== "deleted" && before.status !== "superseded") {
         throw new HttpError(409, "CONFLICT", `entry ${id} is ${before.status}; only deleted or superseded entries can be restored`);
       }

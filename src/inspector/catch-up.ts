@@ -1,6 +1,6 @@
 // How a read-only inspector reads in what another process (the agent) wrote since: one function, so the mechanism changes in one place.
 
-import type { MemoryStore } from "../store/memory-store.ts";
+import type { MemoryStore } from "../index.ts";
 
 /** What {@link catchUp} works on: the store being inspected. */
 export interface CatchUpTarget {

@@ -2,8 +2,8 @@ import { describe, it, expect } from "vitest";
 import fc from "fast-check";
 import { MemoryStore } from "../index.ts";
 import type { EntryKind, EntryStatus, Metadata } from "../types.ts";
-import { EXPORT_ENTRY_FORMAT, EXPORT_FORMAT, entryLine, headerLine } from "../store/jsonl-transfer.ts";
-import { makeEntryId } from "../store/ids.ts";
+import { EXPORT_ENTRY_FORMAT, EXPORT_FORMAT, entryLine, headerLine } from "../transfer/jsonl-transfer.ts";
+import { makeEntryId } from "../state/ids.ts";
 import { parseEntryQuery, selectEntries, type EntryQuery } from "./entry-query.ts";
 import { parseUserQuery, selectUsers } from "./user-query.ts";
 import { parseRecallQuery } from "./recall-query.ts";
@@ -39,6 +39,7 @@ async function storeWith(n: number): Promise<MemoryStore> {
         updatedAt: createdAt + Math.floor(random() * 10) * 60_000,
         seq: i + 1,
         metadata: structuredClone(pick(METADATA)),
+        lifecycle: {},
         embedding: null,
       }),
     );

@@ -2,7 +2,7 @@
 
 import type { RecallMode } from "../types.ts";
 import { ENTRY_KINDS } from "../types.ts";
-import type { RecallOptions } from "../store/memory-store.ts";
+import type { RecallOptions } from "../index.ts";
 import { invalidArgument } from "../errors.ts";
 import { QueryParams } from "./query-params.ts";
 

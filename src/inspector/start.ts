@@ -1,6 +1,6 @@
 // Starts the inspector: open the store (read-only unless writable), serve it on 127.0.0.1, and stop both together.
 
-import type { MemoryStore } from "../store/memory-store.ts";
+import type { MemoryStore } from "../index.ts";
 import { startInspectorServer, type RunningInspector } from "./server.ts";
 import { StoreHolder } from "./store-holder.ts";
 import { loadPageAssets } from "./page-assets.ts";

@@ -1,6 +1,6 @@
 // The store the inspector serves: catches up with the writer before each request, one catch-up at a time.
 
-import type { MemoryStore } from "../store/memory-store.ts";
+import type { MemoryStore } from "../index.ts";
 import { describeError } from "../errors.ts";
 import type { FollowState } from "./api-types.ts";
 import { catchUp, type CatchUpTarget } from "./catch-up.ts";

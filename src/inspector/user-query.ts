@@ -1,6 +1,6 @@
 // One page of the users table: filter by id, sort and cut on the server (a store may hold many thousands of users).
 
-import type { UserSummary } from "../store/user-summaries.ts";
+import type { UserSummary } from "../index.ts";
 import type { Page } from "./api-types.ts";
 import { QueryParams } from "./query-params.ts";
 

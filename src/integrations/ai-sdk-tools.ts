@@ -2,10 +2,10 @@
 
 import { jsonSchema, type Tool } from "ai";
 import { invalidArgument } from "../errors.ts";
-import type { AddOptions, RecallOptions } from "../store/memory-store.ts";
+import type { AddOptions, RecallOptions } from "../index.ts";
 import type { AddInput, AddSummary, EntryKind, Metadata, RecallHit } from "../types.ts";
 import { recallResult, rememberResult, type RecallResult, type RememberResult } from "./tool-results.ts";
-import { checkIntegerIn, checkKind, checkKnownKeys, checkMetadata, checkOptions, checkUserId, describe } from "../store/validation.ts";
+import { checkIntegerIn, checkKind, checkKnownKeys, checkMetadata, checkOptions, checkUserId, describe } from "../validation/arguments.ts";
 
 /** The part of a `MemoryStore` the tools use (any object with these two methods works). */
 export interface MemoryToolsStore {

@@ -1,11 +1,11 @@
 // The MCP tools (remember, recall, forget, list): JSON Schemas, argument checks and handlers over one store.
 
 import { MoomemError, describeError, invalidArgument } from "../errors.ts";
-import type { AddOptions, ForgetTarget, ListOptions, MemoryStore, RecallOptions } from "../store/memory-store.ts";
+import type { AddOptions, ForgetTarget, ListOptions, MemoryStore, RecallOptions } from "../index.ts";
 import type { EntryKind, EntryStatus, Metadata } from "../types.ts";
 import { ENTRY_KINDS, ENTRY_STATUSES } from "../types.ts";
 import { listedMemory, recallResult, rememberResult } from "../integrations/tool-results.ts";
-import { checkUserId, describe } from "../store/validation.ts";
+import { checkUserId, describe } from "../validation/arguments.ts";
 
 /** One tool as `tools/list` announces it. */
 export interface McpToolDefinition {

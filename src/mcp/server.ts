@@ -3,8 +3,7 @@
 import { readFileSync } from "node:fs";
 import type { Readable, Writable } from "node:stream";
 import { MoomemError, describeError, invalidArgument } from "../errors.ts";
-import { MemoryStore } from "../node.ts";
-import type { OpenOptions } from "../store/memory-store.ts";
+import { MemoryStore, type OpenOptions } from "../node.ts";
 import { callMemoryTool, checkMcpScope, memoryToolDefinitions } from "./memory-tools.ts";
 
 /** Options of {@link runMcpServer}. */

@@ -28,6 +28,12 @@ export interface Batch {
    * `INVALID_ARGUMENT`. Absent or false: the batch ends an operation.
    */
   continues?: boolean;
+  /**
+   * The one user every entry of this operation belongs to, for an operation written for one user
+   * (`add`, `forget`, `restore`, `reextract`); absent for one over several users (`import`). A backend
+   * may use it (per-user locks, versions) and must not trust it over the entries' own `userId`.
+   */
+  userId?: string;
 }
 
 /** What a backend found when it opened. */
@@ -42,6 +48,12 @@ export interface LoadedState {
   tornTails?: TornTail[];
   /** Persisted format version that was read (the current one for a new store). */
   formatVersion: number;
+  /**
+   * True when what was read is in an older format than the backend writes, and only a compaction
+   * rewrites it (the file backend: a snapshot or journal before v4). A writable open then compacts at
+   * once, so every later write is in the current format. Absent means false.
+   */
+  outdated?: boolean;
   /** ms since epoch of the last write found on disk, or null. */
   lastWriteAt: number | null;
 }

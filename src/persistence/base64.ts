@@ -1,5 +1,7 @@
 // Float32 vectors <-> base64 of their little-endian bytes, without node:buffer.
 
+import { allFinite } from "../embedding/vector-math.ts";
+
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 const LOOKUP = new Int16Array(128).fill(-1);
 for (let i = 0; i < ALPHABET.length; i++) LOOKUP[ALPHABET.charCodeAt(i)] = i;
@@ -151,16 +153,6 @@ export function base64ToVector(text: string): Float32Array | null {
     for (let i = 0; i < out.length; i++) out[i] = view.getFloat32(i * 4, true);
   }
   return allFinite(out) ? out : null;
-}
-
-/** True when no component is NaN or ±Infinity. */
-export function allFinite(vector: Float32Array): boolean {
-  for (let i = 0; i < vector.length; i++) {
-    // x - x is 0 for every finite x and NaN for NaN and ±Infinity: one subtraction, no call.
-    const x = vector[i]!;
-    if (x - x !== 0) return false;
-  }
-  return true;
 }
 
 /**

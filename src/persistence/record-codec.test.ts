@@ -3,6 +3,7 @@ import fc from "fast-check";
 import { entryFromJson, entryJsonText, entryToJson } from "./record-codec.ts";
 import { bytesToBase64, vectorToBase64 } from "./base64.ts";
 import { ENTRY_KINDS, ENTRY_STATUSES, type EntryRecord, type JsonValue } from "../types.ts";
+import { lifecycleArbitrary } from "../../test/helpers/lifecycle-arbitrary.ts";
 
 const json: fc.Arbitrary<JsonValue> = fc.jsonValue() as fc.Arbitrary<JsonValue>;
 
@@ -17,6 +18,7 @@ const entry: fc.Arbitrary<EntryRecord> = fc
     updatedAt: fc.integer({ min: 0, max: 2 ** 45 }),
     seq: fc.nat(),
     metadata: fc.dictionary(fc.string({ maxLength: 8 }), json, { maxKeys: 4 }),
+    lifecycle: lifecycleArbitrary,
     embedding: fc.option(fc.float32Array({ noDefaultInfinity: true, noNaN: true, maxLength: 40 }), { nil: null }),
     key: fc.option(fc.string({ unit: "grapheme", maxLength: 12 }), { nil: undefined }),
     supersededBy: fc.option(fc.string({ minLength: 1, maxLength: 20 }), { nil: undefined }),
@@ -134,5 +136,5 @@ function sparseOf(index: number, value: number): string {
 }
 
 function entryOf(): EntryRecord {
-  return { id: "m1", userId: "u", content: "c", kind: "fact", status: "active", createdAt: 1, updatedAt: 1, seq: 1, metadata: {}, embedding: null };
+  return { id: "m1", userId: "u", content: "c", kind: "fact", status: "active", createdAt: 1, updatedAt: 1, seq: 1, metadata: {}, lifecycle: {}, embedding: null };
 }

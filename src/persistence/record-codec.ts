@@ -1,8 +1,17 @@
 // One entry <-> its persisted JSON object (snake_case, as on disk and in exports).
 
-import type { EntryKind, EntryRecord, EntryStatus, JsonValue, Metadata } from "../types.ts";
+import type { EntryKind, EntryLifecycle, EntryRecord, EntryStatus, JsonValue, Metadata } from "../types.ts";
 import { ENTRY_KINDS, ENTRY_STATUSES } from "../types.ts";
 import { base64ToVector, sparseBase64ToVector, vectorToBase64, vectorToSparseBase64 } from "./base64.ts";
+import { copyLifecycle, foldLegacy, lifecycleFromJson, lifecycleToJson, liftLegacy, type LifecycleJson } from "./lifecycle-codec.ts";
+
+/**
+ * The newest shape of an entry line, as the file backend's snapshot and journal of the same version hold
+ * it (a memory store reports it too). v4: the store's bookkeeping in its own `lifecycle` object, apart
+ * from the caller's `metadata` (before, it was kept in `metadata`); v3: mostly-zero vectors written by
+ * their non-zero components; v2: dense base64 vectors.
+ */
+export const ENTRY_FORMAT_VERSION = 4;
 
 /** A vector stored by its non-zero components (format v3): `sparse` is {@link vectorToSparseBase64} of it. */
 export interface SparseVectorJson {
@@ -10,7 +19,7 @@ export interface SparseVectorJson {
   sparse: string;
 }
 
-/** Persisted shape of one entry (format v2 and v3). */
+/** Persisted shape of one entry (format v2 to v4). */
 export interface EntryJson {
   id: string;
   user_id: string;
@@ -25,17 +34,29 @@ export interface EntryJson {
   /** base64 of little-endian float32 (v2, v3), its non-zero components (v3), a number array (seed v1), or null. */
   embedding: string | SparseVectorJson | number[] | null;
   metadata: Metadata;
+  /** The store's bookkeeping (v4; absent before, when `metadata` held it: see lifecycle-codec.ts). */
+  lifecycle?: LifecycleJson;
 }
 
-/** The persisted object of one entry; `JSON.stringify` of it is one line. */
-export function entryToJson(entry: EntryRecord): EntryJson {
+/**
+ * The persisted object of one entry; `JSON.stringify` of it is one line. With `legacy`, in the shape of
+ * entry formats before 4 (the lifecycle folded into `metadata`; see `foldLegacy` for when that throws).
+ */
+export function entryToJson(entry: EntryRecord, legacy = false): EntryJson {
+  const lifecycle = lifecycleOf(entry);
   const out: EntryJson = {
     ...headFields(entry),
     embedding: entry.embedding === null ? null : vectorToBase64(entry.embedding),
-    metadata: entry.metadata,
+    metadata: legacy ? foldLegacy(entry.metadata, lifecycle, entry.id) : entry.metadata,
   };
+  if (!legacy) out.lifecycle = lifecycleToJson(lifecycle);
   if (entry.key !== undefined) out.key = entry.key;
   return out;
+}
+
+/** An entry's lifecycle; none (a record a host built before entry format 4 and hands a backend directly) is an empty one. */
+function lifecycleOf(entry: EntryRecord): EntryLifecycle {
+  return (entry.lifecycle as EntryLifecycle | undefined) ?? {};
 }
 
 /** The fields that come before `embedding`, in their on-disk order. */
@@ -58,15 +79,19 @@ function headFields(entry: EntryRecord): Omit<EntryJson, "embedding" | "metadata
  * (most of the line) is spliced in rather than built as a property and scanned again by the stringifier
  * (base64 needs no escaping). Every journal line, snapshot line and export line is written this way.
  *
- * With `sparse` (format v3 files), a vector that is mostly zeros is written as
+ * With `sparse` (format v3 and later files), a vector that is mostly zeros is written as
  * `{"dim":D,"sparse":"<base64>"}` instead; the line is then what `entryToJson` gives with that object
- * as `embedding`. Exports stay dense, so any moomem can import them.
+ * as `embedding`. Exports stay dense, so any moomem can import them. `legacy`: see {@link entryToJson}.
  */
-export function entryJsonText(entry: EntryRecord, sparse = false): string {
+export function entryJsonText(entry: EntryRecord, sparse = false, legacy = false): string {
   const head = JSON.stringify(headFields(entry));
   const embedding = entry.embedding === null ? "null" : vectorText(entry.embedding, sparse);
   const key = entry.key === undefined ? "" : `,"key":${JSON.stringify(entry.key)}`;
-  return `${head.slice(0, -1)},"embedding":${embedding},"metadata":${JSON.stringify(entry.metadata)}${key}}`;
+  const lifecycle = lifecycleOf(entry);
+  const tail = legacy
+    ? `"metadata":${JSON.stringify(foldLegacy(entry.metadata, lifecycle, entry.id))}`
+    : `"metadata":${JSON.stringify(entry.metadata)},"lifecycle":${JSON.stringify(lifecycleToJson(lifecycle))}`;
+  return `${head.slice(0, -1)},"embedding":${embedding},${tail}${key}}`;
 }
 
 function vectorText(vector: Float32Array, sparse: boolean): string {
@@ -75,9 +100,10 @@ function vectorText(vector: Float32Array, sparse: boolean): string {
 }
 
 /**
- * Parses one persisted entry object (v2 or v3, or the seed's v1 with `embedding` as
- * an array and no `updated_at`). Throws a plain `Error` naming the bad field;
- * callers wrap it with the file and line.
+ * Parses one persisted entry object (v2 to v4, or the seed's v1 with `embedding` as an array and no
+ * `updated_at`). An object with a `lifecycle` field is v4; one without holds the store's bookkeeping in
+ * its metadata (v1 to v3), which is lifted out (lifecycle-codec.ts). Throws a plain `Error` naming the
+ * bad field; callers wrap it with the file and line.
  */
 export function entryFromJson(value: unknown): EntryRecord {
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Error("entry is not a JSON object");
@@ -98,6 +124,9 @@ export function entryFromJson(value: unknown): EntryRecord {
   const metadata = o["metadata"] ?? {};
   if (typeof metadata !== "object" || metadata === null || Array.isArray(metadata)) fail("metadata", metadata);
   if (!nestedAtMost(metadata, MAX_METADATA_DEPTH)) fail("metadata", `nested deeper than ${MAX_METADATA_DEPTH} levels`);
+  const own = Object.hasOwn(o, "lifecycle")
+    ? { lifecycle: lifecycleFromJson(o["lifecycle"]), metadata: metadata as Metadata }
+    : liftLegacy(metadata as Metadata, { status: status as EntryStatus, content, updatedAt });
   const entry: EntryRecord = {
     id,
     userId,
@@ -107,7 +136,8 @@ export function entryFromJson(value: unknown): EntryRecord {
     createdAt,
     updatedAt,
     seq,
-    metadata: metadata as Metadata,
+    metadata: own.metadata,
+    lifecycle: own.lifecycle,
     embedding: decodeEmbedding(o["embedding"]),
   };
   const key = o["key"];
@@ -182,6 +212,6 @@ function fail(field: string, value: unknown): never {
 
 /** Deep copy of an entry, so callers never share mutable state with the store. */
 export function cloneEntry(entry: EntryRecord): EntryRecord {
-  const copy: EntryRecord = { ...entry, metadata: structuredClone(entry.metadata) };
+  const copy: EntryRecord = { ...entry, metadata: structuredClone(entry.metadata), lifecycle: copyLifecycle(entry.lifecycle) };
   return copy;
 }

@@ -3,7 +3,7 @@
 import { MoomemError, invalidArgument } from "../errors.ts";
 import type { EntryKind, EntryStatus, MemoryEntry } from "../types.ts";
 import { ENTRY_KINDS, ENTRY_STATUSES } from "../types.ts";
-import { checkList, checkUserId, describe, readGuarded } from "./validation.ts";
+import { checkList, checkUserId, describe, readGuarded } from "../validation/arguments.ts";
 
 /** One live memory as a profile lists it. */
 export interface ProfileFact {

@@ -3,7 +3,8 @@
 import type { EntryRecord, TornTail } from "../types.ts";
 import type { EmbedderIdentity, PersistenceBackend, RefreshedState } from "../persistence/backend.ts";
 import { MoomemError } from "../errors.ts";
-import type { EntryState } from "./entry-state.ts";
+import type { EntryState } from "../state/entry-state.ts";
+import { withLifecycle } from "../state/lifecycle.ts";
 
 function sameVector(a: Float32Array | null, b: Float32Array | null): boolean {
   if (a === null || b === null) return a === b;
@@ -25,6 +26,7 @@ function sameRecord(a: EntryRecord, b: EntryRecord): boolean {
     a.updatedAt === b.updatedAt &&
     a.supersededBy === b.supersededBy &&
     JSON.stringify(a.metadata) === JSON.stringify(b.metadata) &&
+    JSON.stringify(a.lifecycle) === JSON.stringify(b.lifecycle) &&
     sameVector(a.embedding, b.embedding)
   );
 }
@@ -36,7 +38,8 @@ function sameRecord(a: EntryRecord, b: EntryRecord): boolean {
  */
 export function applyRefreshed(state: EntryState, found: RefreshedState): boolean {
   const incoming: EntryRecord[] = [];
-  for (const entry of found.entries) {
+  for (const read of found.entries) {
+    const entry = withLifecycle(read);
     const current = state.get(entry.id);
     if (current === undefined || !sameRecord(current, entry)) incoming.push(entry);
   }

@@ -3,13 +3,15 @@
 import type { Batch, PersistenceBackend } from "../persistence/backend.ts";
 import type { EntryRecord } from "../types.ts";
 import { MoomemError, describeError } from "../errors.ts";
-import { Change, type EntryState } from "./entry-state.ts";
+import { Change, type EntryState } from "../state/entry-state.ts";
 
 /** Entries per journal line at most; larger operations are written as several batches in one group, chained by `continues`. */
 export const MAX_BATCH_ENTRIES = 512;
 
 interface Staged {
   records: EntryRecord[];
+  /** The one user the operation wrote for, or null. */
+  userId: string | null;
   change: Change;
   resolve: () => void;
   reject: (error: unknown) => void;
@@ -46,11 +48,12 @@ export class WriteQueue {
    * Queues a write. `op` applies its changes through `change.insert` and
    * `change.put` and returns the caller's result; an op that throws, or whose
    * change links an entry to another user's entry or to none, has its changes
-   * undone.
+   * undone. With `userId`, the write is for that user only: its change refuses
+   * any other user's entry, and its batches name the user (`Batch.userId`).
    */
-  write<T>(op: (change: Change) => Promise<T>): Promise<T> {
+  write<T>(op: (change: Change) => Promise<T>, userId: string | null = null): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.#tail = this.#tail.then(() => this.#step(op, resolve, reject));
+      this.#tail = this.#tail.then(() => this.#step(op, userId, resolve, reject));
     });
   }
 
@@ -82,9 +85,9 @@ export class WriteQueue {
     for (let last = this.#staged.at(-1); last !== undefined; last = this.#staged.at(-1)) await last.settled;
   }
 
-  async #step<T>(op: (change: Change) => Promise<T>, resolve: (v: T) => void, reject: (e: unknown) => void): Promise<void> {
+  async #step<T>(op: (change: Change) => Promise<T>, userId: string | null, resolve: (v: T) => void, reject: (e: unknown) => void): Promise<void> {
     this.#rollbackIfFailed();
-    const change = new Change(this.#state);
+    const change = new Change(this.#state, userId);
     let result: T;
     this.#preparing = true;
     try {
@@ -103,6 +106,7 @@ export class WriteQueue {
     const settled = new Promise<boolean>((r) => (settle = r));
     this.#staged.push({
       records: change.records(),
+      userId,
       change,
       resolve: () => {
         settle(true);
@@ -129,8 +133,10 @@ export class WriteQueue {
           // A huge operation (import, forget-all) becomes several consecutive batches so no journal line grows
           // without bound; `continues` chains them so the backend keeps the operation all or nothing.
           for (let i = 0; i < s.records.length; i += MAX_BATCH_ENTRIES) {
-            const entries = s.records.slice(i, i + MAX_BATCH_ENTRIES);
-            batches.push(i + MAX_BATCH_ENTRIES < s.records.length ? { entries, continues: true } : { entries });
+            const batch: Batch = { entries: s.records.slice(i, i + MAX_BATCH_ENTRIES) };
+            if (i + MAX_BATCH_ENTRIES < s.records.length) batch.continues = true;
+            if (s.userId !== null) batch.userId = s.userId;
+            batches.push(batch);
           }
         }
         try {

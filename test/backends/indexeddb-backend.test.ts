@@ -1,7 +1,7 @@
 // IndexedDbBackend: the conformance suite plus IndexedDB-specific rules (fake-indexeddb off-browser, the real one in Chromium).
 
 import { describe, it, expect, afterEach } from "vitest";
-import { IndexedDbBackend, INDEXEDDB_NAME_PREFIX, INDEXEDDB_SCHEMA_VERSION, INDEXEDDB_FORMAT_VERSION } from "../../src/persistence/indexeddb-backend.ts";
+import { IndexedDbBackend, INDEXEDDB_NAME_PREFIX, INDEXEDDB_SCHEMA_VERSION, INDEXEDDB_FORMAT_VERSION } from "../../src/persistence/indexeddb/indexeddb-backend.ts";
 import { isMoomemError } from "../../src/errors.ts";
 import type { MoomemErrorCode } from "../../src/errors.ts";
 import type { EntryRecord, Metadata } from "../../src/types.ts";
@@ -165,6 +165,39 @@ testBackend(
         await rawPut(nameOf(backend), "meta", { format: INDEXEDDB_FORMAT_VERSION + 1, embedder: null, lastWriteAt: 1 }, "store");
         const next = await reopen(backend);
         await expectCode(next.load(), "STORE_CORRUPTED", new RegExp(`format version ${INDEXEDDB_FORMAT_VERSION + 1}.*upgrade moomem`));
+      });
+
+      it("reads a v2 database (bookkeeping in metadata) as it is, and writes v3 records (lifecycle) from then on", async () => {
+        const backend = await make();
+        await backend.load();
+        await backend.append([{ entries: [makeEntry("a", 1)] }]);
+        await backend.close();
+        // As moomem 0.1 wrote them: format 2, the store's bookkeeping inside metadata, beside the caller's keys.
+        await rawPut(nameOf(backend), "meta", { format: 2, embedder: null, lastWriteAt: 1 }, "store");
+        const legacy = { id: "old", user_id: "user-1", content: "", kind: "fact", status: "deleted", created_at: 1, updated_at: 2, superseded_by: null, seq: 2, embedding: null, metadata: { purged: true, purged_at: 2 } };
+        await rawPut(nameOf(backend), "entries", legacy);
+        await rawPut(nameOf(backend), "entries", { ...legacy, id: "mine", content: "I like tea", status: "active", seq: 3, metadata: { channel: "chat", extractor: "raw", purged: true } });
+        const next = await reopen(backend);
+        const state = await next.load();
+        expect(state.formatVersion).toBe(2);
+        const byId = new Map(state.entries.map((e) => [e.id, e]));
+        expect(byId.get("old")).toMatchObject({ metadata: {}, lifecycle: { purgedAt: 2 } });
+        // "purged" on an entry that still has its content was the caller's own key.
+        expect(byId.get("mine")).toMatchObject({ metadata: { channel: "chat", purged: true }, lifecycle: { extractor: "raw" } });
+        await next.append([{ entries: [makeEntry("b", 4, { lifecycle: { judge: "similarity" } })] }]);
+        expect(next.stats().formatVersion).toBe(INDEXEDDB_FORMAT_VERSION);
+        await next.close();
+        const db = await openRaw(INDEXEDDB_NAME_PREFIX + nameOf(backend), INDEXEDDB_SCHEMA_VERSION);
+        try {
+          const tx = db.transaction(["entries", "meta"], "readonly");
+          expect(await request(tx.objectStore("entries").get("b"))).toMatchObject({ metadata: {}, lifecycle: { judge: "similarity" } });
+          expect(await request(tx.objectStore("meta").get("store"))).toMatchObject({ format: INDEXEDDB_FORMAT_VERSION });
+        } finally {
+          db.close();
+        }
+        const third = await reopen(backend);
+        expect((await third.load()).entries.map((e) => [e.id, e.lifecycle])).toEqual([["a", {}], ["old", { purgedAt: 2 }], ["mine", { extractor: "raw" }], ["b", { judge: "similarity" }]]);
+        await third.close();
       });
 
       it("refuses an unreadable entry, naming it", async () => {

@@ -1,6 +1,6 @@
 // The backend conformance suite on MemoryBackend (reopening = loading the same instance again).
 
-import { MemoryBackend } from "../../src/persistence/memory-backend.ts";
+import { MemoryBackend } from "../../src/persistence/memory/memory-backend.ts";
 import { testBackend } from "../backend-conformance.ts";
 
 testBackend(

@@ -156,7 +156,9 @@ export function hostileImport(rnd: Rnd, source: readonly Json[], targetIds: Read
         mutations.push("superseded by another user's entry");
         break;
       case 4:
-        e["metadata"] = { ...(e["metadata"] as Json), conflict: [otherUsersId(e["user_id"] as string)] };
+        // Entry format 4 keeps the store's links in `lifecycle`; older lines kept them in `metadata`.
+        if (e["lifecycle"] !== undefined) e["lifecycle"] = { ...(e["lifecycle"] as Json), conflict: [otherUsersId(e["user_id"] as string)] };
+        else e["metadata"] = { ...(e["metadata"] as Json), conflict: [otherUsersId(e["user_id"] as string)] };
         mutations.push("conflict with another user's entry");
         break;
       case 5:

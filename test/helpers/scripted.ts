@@ -2,7 +2,7 @@
 
 import type { ConflictJudge, ExtractedFact, ExtractionReport, Extractor, Verdict } from "../../src/types.ts";
 import type { Batch, PersistenceBackend } from "../../src/persistence/backend.ts";
-import { MemoryBackend } from "../../src/persistence/memory-backend.ts";
+import { MemoryBackend } from "../../src/persistence/memory/memory-backend.ts";
 import { MoomemError } from "../../src/errors.ts";
 
 /** Extracts by rules: lines matching a pattern become facts with a key; everything else is small talk. */

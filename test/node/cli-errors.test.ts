@@ -34,6 +34,17 @@ describe("forCli", () => {
     expect(reworded("EMBEDDER_MISMATCH", message, false).message).toMatch(/; this command computes vectors, and without --embed .*`moomem reembed`/);
   });
 
+  it("tells moomem ui --write (the one ui that takes the lock) what to do, and other commands the reading ones", () => {
+    const message =
+      "the store at /x is open for writing by pid 7 since 2026-01-01T00:00:00.000Z (lock /x/moomem/LOCK.3); close that writer, or open with { readOnly: true } to read while it runs";
+    const what = "the store at /x is open for writing by pid 7 since 2026-01-01T00:00:00.000Z (lock /x/moomem/LOCK.3)";
+    const ui = forCli(new MoomemError("STORE_LOCKED", message), { embed: false, command: "ui" }) as MoomemError;
+    expect(ui.message).toBe(`${what}; moomem ui --write needs the writer lock: stop the process writing the store first, or run moomem ui without --write to inspect it read-only while it keeps writing`);
+    expect(reworded("STORE_LOCKED", message).message).toBe(
+      `${what}; reading commands (recall, list, history, profile, stats, export) work while that process runs; stop it before add, forget, restore, import, reembed or reextract`,
+    );
+  });
+
   it("passes other errors through untouched", () => {
     const plain = new MoomemError("IO_FAILURE", "cannot write /x (EIO); check the disk");
     expect(forCli(plain, { embed: false })).toBe(plain);

@@ -145,7 +145,7 @@ describe("moomem CLI: every command", () => {
     expect(jsonOf<{ forgotten: number; purged: boolean }>(await runMoomem([...dir, "--json", "forget", "-u", "carol", "--all", "--purge"]))).toEqual({ forgotten: 2, purged: true });
 
     const [stats, statsHuman, reembed] = await Promise.all([runMoomem([...dir, "--json", "stats"]), runMoomem([...dir, "stats"]), runMoomem([...dirArgs("scenario-en"), "reembed"])]);
-    expect(jsonOf<StoreStats>(stats)).toMatchObject({ total: 2, active: 0, deleted: 2, users: 1, extractorMode: "patterns", formatVersion: 3 });
+    expect(jsonOf<StoreStats>(stats)).toMatchObject({ total: 2, active: 0, deleted: 2, users: 1, extractorMode: "patterns", formatVersion: 4 });
     expect(expectOk(statsHuman).stdout).toMatch(/^store\s+.*commands\nentries\s+2\n {2}active\s+0\n/);
     expect(expectOk(reembed).stdout).toBe("2 entries now hold vectors of hashing-v2/256 (256 dims)\n");
     // Purged when the forget command closed the store: compaction removed the old slot and journal, so no file holds the content.
@@ -289,10 +289,15 @@ describe("moomem CLI: failures", () => {
       [[...dir, "recall", "-u", "alice", "tea", "-k"], /^moomem: INVALID_ARGUMENT: -k, --top-k needs a value \(see moomem recall --help\)$/],
       ...["forget", "restore", "history"].map((command): [string[], RegExp] => [
         [...dir, command, "-u", "alice", unknown],
-        new RegExp(`^moomem: INVALID_ARGUMENT: ${command}: user alice has no entry ${unknown}$`),
+        new RegExp(`^moomem: INVALID_ARGUMENT: ${command}: user alice has no entry "${unknown}"$`),
+      ]),
+      // The id is quoted as a JSON string, so one carrying a line break still makes one line.
+      ...["forget", "restore", "history"].map((command): [string[], RegExp] => [
+        [...dir, command, "-u", "alice", "bad\nid"],
+        new RegExp(`^moomem: INVALID_ARGUMENT: ${command}: user alice has no entry "bad\\\\nid"$`),
       ]),
       // Another user's id is unknown to this user, whatever the command.
-      [[...dir, "forget", "-u", "bob", id], new RegExp(`^moomem: INVALID_ARGUMENT: forget: user bob has no entry ${id}$`)],
+      [[...dir, "forget", "-u", "bob", id], new RegExp(`^moomem: INVALID_ARGUMENT: forget: user bob has no entry "${id}"$`)],
     ];
     // One at a time: forget and restore take the writer lock.
     for (const [args, message] of cases) {

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, it, expect, afterAll } from "vitest";
 import { MemoryStore } from "../../src/store/memory-store.ts";
-import { FileBackend } from "../../src/persistence/file-backend.ts";
+import { FileBackend } from "../../src/persistence/file/file-backend.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const bin = (name: string): string => join(root, "node_modules", ".bin", name);

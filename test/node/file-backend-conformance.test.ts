@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll } from "vitest";
-import { FileBackend } from "../../src/persistence/file-backend.ts";
+import { FileBackend } from "../../src/persistence/file/file-backend.ts";
 import { testBackend } from "../backend-conformance.ts";
 
 const root = mkdtempSync(join(tmpdir(), "moomem-conformance-"));

@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import type { Batch } from "../../src/persistence/backend.ts";
-import { FileBackend } from "../../src/persistence/file-backend.ts";
-import { encodeJournalRecord } from "../../src/persistence/journal-format.ts";
+import { FileBackend } from "../../src/persistence/file/file-backend.ts";
+import { encodeJournalRecord } from "../../src/persistence/file/journal-format.ts";
 import { MoomemError } from "../../src/errors.ts";
 import { MemoryStore } from "../../src/store/memory-store.ts";
 import { EMBEDDER, copyDir, dataFilesOf, entry, filesOf, lastLineStart, makeTempDir, plain, removeDir, stateAfter } from "./helpers/store-files.ts";
@@ -190,7 +190,7 @@ describe("FileBackend refuses damage and changes no file", () => {
   });
 
   it("a snapshot of an unknown version", async () => {
-    const dir = damaged((m) => editLines(join(m, "slot0.jsonl"), (lines) => (lines[0] = lines[0]!.replace('"v":3', '"v":7'))));
+    const dir = damaged((m) => editLines(join(m, "slot0.jsonl"), (lines) => (lines[0] = lines[0]!.replace('"v":4', '"v":7'))));
     await expectCorrupted(dir, /slot0\.jsonl line 1: snapshot format version 7 is not supported/);
   });
 
@@ -227,7 +227,7 @@ describe("FileBackend refuses damage and changes no file", () => {
     const dir = damaged(() => undefined);
     const { backend, state } = await open(dir);
     expect(state.entries.map((e) => e.id)).toEqual(["e1", "e2", "e3", "e4", "e5", "e6"]);
-    expect(state.formatVersion).toBe(3);
+    expect(state.formatVersion).toBe(4);
     expect(state.embedder).toEqual(EMBEDDER);
     await backend.close();
   });
@@ -334,7 +334,7 @@ describe("FileBackend leftovers of a crash", () => {
     mkdirSync(join(dir, "moomem"), { recursive: true });
     const { backend, state } = await open(dir, { readOnly: true });
     expect(state.entries).toEqual([]);
-    expect(state.formatVersion).toBe(3);
+    expect(state.formatVersion).toBe(4);
     await expect(backend.append([{ entries: [entry("x", 1)] }])).rejects.toMatchObject({ code: "READ_ONLY" });
     await expect(backend.compact({ embedder: EMBEDDER, count: 0, entries: [] })).rejects.toMatchObject({ code: "READ_ONLY" });
     expect(backend.wantsCompaction()).toBe(false);
@@ -346,7 +346,7 @@ describe("FileBackend leftovers of a crash", () => {
 describe("FileBackend on v2 stores (dense vectors only)", () => {
   const mostlyZero = (seq: number): Batch => ({ entries: [entry(`e${seq}`, seq, { embedding: Float32Array.from([0, seq + 0.5, 0, 0]) })] });
 
-  it("appends to a v2 journal in v2, then compacts to v3 with sparse vectors, losing no bit", async () => {
+  it("appends to a v2 journal in v2, then compacts to the current version with sparse vectors, losing no bit", async () => {
     const dir = freshDir();
     const m = join(dir, "moomem");
     mkdirSync(m, { recursive: true });
@@ -358,6 +358,7 @@ describe("FileBackend on v2 stores (dense vectors only)", () => {
     const { backend, state } = await open(dir);
     expect(state.entries.map(plain)).toEqual(stateAfter(old).map(plain));
     expect(state.formatVersion).toBe(2);
+    expect(state.outdated).toBe(true);
     expect(backend.stats().formatVersion).toBe(2);
     await backend.append([mostlyZero(3)]);
     const journal = readFileSync(join(m, "journal.0.jsonl"), "utf8").split("\n").filter((l) => l.length > 0);
@@ -368,18 +369,18 @@ describe("FileBackend on v2 stores (dense vectors only)", () => {
     const all = [...old, mostlyZero(3)];
     const current = stateAfter(all);
     await backend.compact({ embedder: EMBEDDER, count: current.length, entries: current });
-    expect(backend.stats().formatVersion).toBe(3);
+    expect(backend.stats().formatVersion).toBe(4);
     await backend.append([mostlyZero(4)]);
     await backend.close();
     const slot = readFileSync(join(m, "slot0.jsonl"), "utf8");
-    expect(slot).toMatch(/^\{"v":3,"gen":1,/);
+    expect(slot).toMatch(/^\{"v":4,"gen":1,/);
     expect(slot).toContain('"embedding":{"dim":4,"sparse":"');
     const next = readFileSync(join(m, "journal.1.jsonl"), "utf8");
-    expect(next.startsWith('{"journal":3,"gen":1}\n')).toBe(true);
+    expect(next.startsWith('{"journal":4,"gen":1}\n')).toBe(true);
     expect(next).toContain('"sparse"');
 
     const reopened = await open(dir, { readOnly: true });
-    expect(reopened.state.formatVersion).toBe(3);
+    expect(reopened.state.formatVersion).toBe(4);
     expect(reopened.state.entries.map(plain)).toEqual(stateAfter([...all, mostlyZero(4)]).map(plain));
     await reopened.backend.close();
   });
@@ -400,9 +401,10 @@ describe("FileBackend on the seed's v1 snapshots", () => {
     expect(state.embedder).toBeNull();
     expect(state.truncatedRecovered).toBe(0);
     expect(state.lastWriteAt).toBeNull();
-    expect(state.entries.map((e) => [e.id, e.userId, e.content, e.kind, e.status, e.seq, e.createdAt, e.updatedAt, e.supersededBy, e.metadata])).toEqual([
-      ["000000000001-6091", "user-42", "我对花生过敏", "unstructured", "active", 1, 1, 1, undefined, { extractor: "raw" }],
-      ["000000000002-a3f0", "user-7", "I moved to Berlin last spring", "unstructured", "deleted", 2, 2, 2, undefined, { extractor: "raw" }],
+    // The seed kept the store's bookkeeping in metadata: it is read into the lifecycle.
+    expect(state.entries.map((e) => [e.id, e.userId, e.content, e.kind, e.status, e.seq, e.createdAt, e.updatedAt, e.supersededBy, e.metadata, e.lifecycle])).toEqual([
+      ["000000000001-6091", "user-42", "我对花生过敏", "unstructured", "active", 1, 1, 1, undefined, {}, { extractor: "raw" }],
+      ["000000000002-a3f0", "user-7", "I moved to Berlin last spring", "unstructured", "deleted", 2, 2, 2, undefined, {}, { extractor: "raw" }],
     ]);
     const vector = state.entries[0]!.embedding!;
     expect(vector).toBeInstanceOf(Float32Array);
@@ -422,12 +424,12 @@ describe("FileBackend on the seed's v1 snapshots", () => {
     const entries = second.state.entries;
     await second.backend.compact({ embedder: seedEmbedder, count: entries.length, entries });
     await second.backend.close();
-    // The seed's snapshot is gone with the old journal: only the new v3 snapshot remains.
+    // The seed's snapshot is gone with the old journal: only the new v4 snapshot remains.
     expect(dataFilesOf(dir)).toEqual(["moomem/head", "moomem/journal.5.jsonl", "moomem/slot1.jsonl"]);
-    expect(readFileSync(join(dir, "moomem", "slot1.jsonl"), "utf8")).toMatch(/^\{"v":3,"gen":5,/);
+    expect(readFileSync(join(dir, "moomem", "slot1.jsonl"), "utf8")).toMatch(/^\{"v":4,"gen":5,/);
 
     const third = await open(dir);
-    expect(third.state.formatVersion).toBe(3);
+    expect(third.state.formatVersion).toBe(4);
     expect(third.state.embedder).toEqual(seedEmbedder);
     expect(third.state.entries.map(plain)).toEqual(entries.map(plain));
     await third.backend.close();
@@ -469,7 +471,7 @@ describe("FileBackend on the seed's v1 snapshots", () => {
     const dir = seedCopy();
     const store = await MemoryStore.open(dir, { backend: new FileBackend(dir) });
     const stats = await store.stats();
-    expect(stats.formatVersion).toBe(3);
+    expect(stats.formatVersion).toBe(4);
     expect(stats.total).toBe(2);
     const listed = await store.list("user-42");
     expect(listed.map((e) => e.content)).toEqual(["我对花生过敏"]);
@@ -477,7 +479,7 @@ describe("FileBackend on the seed's v1 snapshots", () => {
     // Compacted at open (to the current format) and again at close: no v1 snapshot is left.
     const slots = Object.keys(filesOf(dir)).filter((f) => f.includes("slot"));
     expect(slots).toHaveLength(1);
-    expect(readFileSync(join(dir, slots[0]!), "utf8")).toMatch(/^\{"v":3,"gen":6,/);
+    expect(readFileSync(join(dir, slots[0]!), "utf8")).toMatch(/^\{"v":4,"gen":6,/);
   });
 });
 

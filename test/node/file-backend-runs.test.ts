@@ -4,9 +4,9 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import type { Batch } from "../../src/persistence/backend.ts";
-import { FileBackend } from "../../src/persistence/file-backend.ts";
+import { FileBackend } from "../../src/persistence/file/file-backend.ts";
 import { MoomemError } from "../../src/errors.ts";
-import { encodeJournalRecord } from "../../src/persistence/journal-format.ts";
+import { encodeJournalRecord } from "../../src/persistence/file/journal-format.ts";
 import { entry, filesOf, makeTempDir, plain, removeDir, stateAfter } from "./helpers/store-files.ts";
 
 let root: string;

@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
-import { FileBackend } from "../../src/persistence/file-backend.ts";
+import { FileBackend } from "../../src/persistence/file/file-backend.ts";
 import { makeTempDir, removeDir } from "./helpers/store-files.ts";
 import { RUNTIME, bundleFixture, runtimeCommand } from "./helpers/script-runner.ts";
 import { LockClient, NEW_PID_NAMESPACE, pidNamespaceUnavailable, type ClientConfig } from "./helpers/lock-clients.ts";

@@ -7,9 +7,9 @@ import { existsSync, readFileSync, writeFileSync, appendFileSync, mkdirSync } fr
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
-import { FileBackend } from "../../src/persistence/file-backend.ts";
-import { NodeFileSystem } from "../../src/persistence/node-file-system.ts";
-import { parseLockInfo, processStartToken } from "../../src/persistence/file-lock-legacy.ts";
+import { FileBackend } from "../../src/persistence/file/file-backend.ts";
+import { NodeFileSystem } from "../../src/persistence/file/node-file-system.ts";
+import { parseLockInfo, processStartToken } from "../../src/persistence/file/file-lock-legacy.ts";
 import { MoomemError } from "../../src/errors.ts";
 import { entry, filesOf, makeTempDir, removeDir } from "./helpers/store-files.ts";
 

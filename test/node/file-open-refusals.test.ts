@@ -8,8 +8,8 @@ import { appendFileSync, readFileSync, readdirSync, writeFileSync } from "node:f
 import { join } from "node:path";
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import { MemoryStore, type OpenOptions } from "../../src/node.ts";
-import { FileBackend } from "../../src/persistence/file-backend.ts";
-import { encodeJournalRecord } from "../../src/persistence/journal-format.ts";
+import { FileBackend } from "../../src/persistence/file/file-backend.ts";
+import { encodeJournalRecord } from "../../src/persistence/file/journal-format.ts";
 import type { Embedder } from "../../src/types.ts";
 import { copyDir, entry, filesOf, makeTempDir, removeDir } from "./helpers/store-files.ts";
 

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import { MemoryStore } from "../../src/node.ts";
-import { FileBackend } from "../../src/persistence/file-backend.ts";
+import { FileBackend } from "../../src/persistence/file/file-backend.ts";
 import { runCli } from "../../src/cli/run.ts";
 import type { CliIo } from "../../src/cli/io.ts";
 import { lastLineStart, makeTempDir, removeDir } from "./helpers/store-files.ts";

@@ -3,7 +3,7 @@
 
 import { join } from "node:path";
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
-import { FileBackend } from "../../src/persistence/file-backend.ts";
+import { FileBackend } from "../../src/persistence/file/file-backend.ts";
 import { MemoryStore } from "../../src/node.ts";
 import type { EntryRecord } from "../../src/types.ts";
 import { rejectsWith } from "../helpers/scripted.ts";
@@ -24,7 +24,7 @@ afterAll(() => {
 const freshDir = (): string => join(root, `s${++counter}`);
 
 function rec(id: string, seq: number, userId: string, content: string, extra: Partial<EntryRecord> = {}): EntryRecord {
-  return { id, userId, content, kind: "fact", status: "active", createdAt: T0 + seq, updatedAt: T0 + seq, seq, metadata: {}, embedding: Float32Array.of(1, seq, 0, 0), ...extra };
+  return { id, userId, content, kind: "fact", status: "active", createdAt: T0 + seq, updatedAt: T0 + seq, seq, metadata: {}, lifecycle: {}, embedding: Float32Array.of(1, seq, 0, 0), ...extra };
 }
 
 /** Writes these entries with the file backend itself (which stores what it is given), as a crafted file would hold them. */

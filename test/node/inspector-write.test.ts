@@ -78,7 +78,7 @@ describe("moomem ui --write in Chromium", () => {
       await expect.poll(statusShown).toBe("deleted");
       expect(await page.locator("#status").textContent()).toBe(`Forgot memory ${ids.peanuts}.`);
       const forgotten = await entryNow(ids.peanuts);
-      expect(forgotten).toMatchObject({ status: "deleted", content: "I am allergic to peanuts", metadata: { deleted_from: "active" } });
+      expect(forgotten).toMatchObject({ status: "deleted", content: "I am allergic to peanuts", lifecycle: { deletedFrom: "active" } });
       // Gone from recall at once.
       const recall = await page.request.get(`${ui.url}api/users/alice/recall?q=peanuts`);
       expect(((await recall.json()) as { hits: unknown[] }).hits).toEqual([]);
@@ -130,7 +130,7 @@ describe("moomem ui --write in Chromium", () => {
       await dialog.getByRole("button", { name: "Purge" }).click();
       await expect.poll(() => page.locator(".memory-content").textContent()).toContain("content purged");
       expect(await page.getByRole("button", { name: "Restore" }).count()).toBe(0);
-      expect(await entryNow(ids.phone)).toMatchObject({ status: "deleted", content: "", metadata: { purged: true } });
+      expect(await entryNow(ids.phone)).toMatchObject({ status: "deleted", content: "", metadata: {}, lifecycle: { purgedAt: expect.any(Number) as unknown } });
     },
     TEST_TIMEOUT_MS,
   );
@@ -175,7 +175,7 @@ describe("moomem ui --write in Chromium", () => {
         expect(byId.get(ids.peanuts)?.status).toBe("active");
         expect(byId.get(ids.beijing)?.status).toBe("active");
         expect(byId.get(ids.shenzhen)).toMatchObject({ status: "superseded", supersededBy: ids.beijing });
-        expect(byId.get(ids.phone)).toMatchObject({ status: "deleted", content: "", metadata: { purged: true } });
+        expect(byId.get(ids.phone)).toMatchObject({ status: "deleted", content: "", metadata: {}, lifecycle: { purgedAt: expect.any(Number) as unknown } });
         expect(byId.get(ids.coffee)?.status).toBe("active");
         expect(byId.size).toBe(8);
       } finally {

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import type { EntryRecord } from "../../src/types.ts";
 import { MemoryStore } from "../../src/node.ts";
-import { entryLine, headerLine } from "../../src/store/jsonl-transfer.ts";
+import { entryLine, headerLine } from "../../src/transfer/jsonl-transfer.ts";
 import { MAX_BATCH_ENTRIES } from "../../src/store/write-queue.ts";
 import { makeTempDir, removeDir } from "./helpers/store-files.ts";
 
@@ -28,7 +28,7 @@ function freshDir(): string {
 const NO_COMPACTION = { compactAfterBytes: Number.MAX_SAFE_INTEGER };
 
 function importLines(userId: string, count: number): string[] {
-  const lines: string[] = [headerLine({ moomem_export: 1, entry_format: 2, embedder: { id: "test/none", dim: 4 }, user_id: userId, exported_at: 1_700_000_000_000, count })];
+  const lines: string[] = [headerLine({ moomem_export: 1, entry_format: 4, embedder: { id: "test/none", dim: 4 }, user_id: userId, exported_at: 1_700_000_000_000, count })];
   for (let i = 1; i <= count; i++) {
     const record: EntryRecord = {
       id: `imp-${userId}-${i}`,
@@ -40,6 +40,7 @@ function importLines(userId: string, count: number): string[] {
       updatedAt: 1_700_000_000_000 + i,
       seq: i,
       metadata: { n: i },
+      lifecycle: {},
       embedding: null,
     };
     lines.push(entryLine(record));

@@ -99,6 +99,25 @@ async function fails(client: Client, name: string, args: Record<string, unknown>
   return text;
 }
 
+/**
+ * A call carrying an argument named after an Object.prototype member is refused. moomem answers with a tool
+ * error naming the unknown argument. The one exception is "constructor" under an SDK that validates with a
+ * zod before 4.1 (zod 3.25's "zod/v4", which this repository's lock resolves: a dev dependency's openai 4
+ * wants zod 3): its z.record refuses an object whose "constructor" is not a function (colinhacks/zod#5066),
+ * so the SDK answers the request with a protocol error before moomem sees it. Either way the call does
+ * nothing; test/integrations/mcp-tools.test.ts checks moomem's own answer to every such name.
+ */
+async function refusesPrototypeName(client: Client, name: string, args: Record<string, unknown>, argument: string): Promise<void> {
+  let text: string;
+  try {
+    text = await fails(client, name, args, "INVALID_ARGUMENT");
+  } catch (error) {
+    if (argument !== "constructor" || !(error instanceof Error) || !/"path": \[\s*"params",\s*"arguments"\s*\][\s\S]*expected record, received object/.test(error.message)) throw error;
+    return;
+  }
+  expect(text).toContain(`unknown argument ${JSON.stringify(argument)}`);
+}
+
 type Memory = { id: string; content: string; kind: string; status?: string; observedAt: string; when: string; score?: number };
 
 let temp = "";
@@ -131,7 +150,7 @@ describe("moomem MCP server over stdio", () => {
     // Arguments are checked as own properties of the schema: Object.prototype's names are unknown too.
     for (const name of ["constructor", "toString", "hasOwnProperty", "valueOf"]) {
       const args = JSON.parse(`{"userId": "u", "content": "x", ${JSON.stringify(name)}: 1}`) as Record<string, unknown>;
-      expect(await fails(c, "remember", args, "INVALID_ARGUMENT")).toContain(`unknown argument ${JSON.stringify(name)}`);
+      await refusesPrototypeName(c, "remember", args, name);
     }
     expect(await fails(c, "remember", { userId: "u", content: "x", observedAt: "last tuesday" }, "INVALID_ARGUMENT")).toContain("observedAt");
     await fails(c, "recall", { userId: "u", query: "x", topK: 0 }, "INVALID_ARGUMENT");
@@ -257,7 +276,7 @@ describe("moomem MCP server pinned to one user", () => {
     expect((await ok<{ total: number }>(c, "list", {})).total).toBe(1);
     for (const name of ["constructor", "toString"]) {
       const args = JSON.parse(`{"query": "x", ${JSON.stringify(name)}: 1}`) as Record<string, unknown>;
-      expect(await fails(c, "recall", args, "INVALID_ARGUMENT")).toContain(`unknown argument ${JSON.stringify(name)}`);
+      await refusesPrototypeName(c, "recall", args, name);
     }
     await c.close();
     await waitFor(stderr, (text) => text.includes("stopped cleanly"), "the server to stop");

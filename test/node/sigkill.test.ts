@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import { MemoryStore } from "../../src/store/memory-store.ts";
-import { FileBackend } from "../../src/persistence/file-backend.ts";
+import { FileBackend } from "../../src/persistence/file/file-backend.ts";
 import { seededRandom } from "../helpers/seeded-random.ts";
 import { SIGKILL_USERS, opNumberOf, opText } from "./fixtures/sigkill-ops.ts";
 import { makeTempDir, removeDir } from "./helpers/store-files.ts";

@@ -83,13 +83,13 @@ describe("add and recall", () => {
     await mem.close();
   });
 
-  it("truncates over-long content and says so in metadata", async () => {
+  it("truncates over-long content and says so in its lifecycle", async () => {
     const mem = await MemoryStore.open(":memory:", { maxContentChars: 100 });
     const long = "word ".repeat(100);
     const s = await mem.add("u1", long);
     const [entry] = await mem.list("u1");
     expect(entry!.content.length).toBe(100);
-    expect(entry!.metadata["truncated"]).toEqual({ originalChars: long.trim().length });
+    expect(entry!.lifecycle!.truncated).toEqual({ originalChars: long.trim().length });
     expect(s.inserted).toBe(1);
     await mem.close();
   });
@@ -106,7 +106,8 @@ describe("add and recall", () => {
     );
     const [entry] = await mem.list("u1");
     expect(entry!.content).toBe("I just adopted a cat named Miso");
-    expect(entry!.metadata).toMatchObject({ channel: "chat", tags: ["pets"], extractor: "patterns" });
+    expect(entry!.metadata).toEqual({ channel: "chat", tags: ["pets"] });
+    expect(entry!.lifecycle).toMatchObject({ extractor: "patterns" });
     await mem.close();
   });
 
@@ -139,7 +140,7 @@ describe("add and recall", () => {
     const s = await mem.add("u1", "a blue kite in the rain");
     expect(s.degraded).toBe(true);
     const entries = await mem.list("u1");
-    expect(entries[1]!.metadata["embedding_degraded"]).toMatch(/embedding service down/);
+    expect(entries[1]!.lifecycle!.embeddingDegraded).toMatch(/embedding service down/);
     const hits = await mem.recall("u1", "kite");
     expect(hits).toHaveLength(2);
     expect(hits.every((h) => h.degraded === true && h.vectorRank === undefined)).toBe(true);
@@ -153,7 +154,7 @@ describe("add and recall", () => {
     const s = await mem.add("u1", "hello world");
     expect(s.degraded).toBe(true);
     const [entry] = await mem.list("u1");
-    expect(String(entry!.metadata["embedding_degraded"])).toMatch(/NaN|finite/i);
+    expect(String(entry!.lifecycle!.embeddingDegraded)).toMatch(/NaN|finite/i);
     expect((await mem.recall("u1", "hello"))[0]!.degraded).toBe(true);
     await mem.close();
   });

@@ -5,7 +5,7 @@ import type { EntryRecord } from "../../src/types.ts";
 const T0 = 1_700_000_000_000;
 
 function rec(id: string, seq: number, userId: string, content: string, extra: Partial<EntryRecord> = {}): EntryRecord {
-  return { id, userId, content, kind: "fact", status: "active", createdAt: T0 + seq, updatedAt: T0 + seq, seq, metadata: {}, embedding: null, ...extra };
+  return { id, userId, content, kind: "fact", status: "active", createdAt: T0 + seq, updatedAt: T0 + seq, seq, metadata: {}, lifecycle: {}, embedding: null, ...extra };
 }
 
 /**
@@ -21,7 +21,7 @@ async function craftedStore(): Promise<MemoryStore> {
       entries: [
         rec("a1", 1, "a", "A's secret: the safe code is 4711"),
         rec("b1", 2, "b", "I live in Rome", { status: "superseded", supersededBy: "a1" }),
-        rec("b2", 3, "b", "I like tea", { status: "deleted", supersededBy: "a1", metadata: { deleted_from: "superseded" } }),
+        rec("b2", 3, "b", "I like tea", { status: "deleted", supersededBy: "a1", lifecycle: { deletedFrom: "superseded" } }),
         rec("b3", 4, "b", "I play chess", { status: "superseded", supersededBy: "b3" }),
         rec("b4", 5, "b", "I drive a van", { supersededBy: "a1" }),
         rec("a2", 6, "a", "A's old note", { status: "superseded", supersededBy: "b4" }),

@@ -2,7 +2,7 @@
 
 import { describe, it, expect } from "vitest";
 import { MemoryStore, FixedClock, formatContext, relativeTime } from "../../src/index.ts";
-import { MAX_TIME_MS, checkTime } from "../../src/store/validation.ts";
+import { MAX_TIME_MS, checkTime } from "../../src/validation/arguments.ts";
 import { callMemoryTool } from "../../src/mcp/memory-tools.ts";
 import { rejectsWith, throwsWith } from "../helpers/scripted.ts";
 import { storeState } from "../helpers/store-state.ts";

@@ -1,5 +1,5 @@
 import { describe, it, expect } from "vitest";
-import { Change, EntryState } from "../../src/store/entry-state.ts";
+import { Change, EntryState } from "../../src/state/entry-state.ts";
 import type { EntryRecord } from "../../src/types.ts";
 import { throwsWith } from "../helpers/scripted.ts";
 
@@ -14,6 +14,7 @@ function rec(id: string, seq: number, userId = "u", extra: Partial<EntryRecord> 
     updatedAt: 1_700_000_000_000 + seq,
     seq,
     metadata: {},
+    lifecycle: {},
     embedding: Float32Array.of(1, seq, 0, 0.5),
     ...extra,
   };

@@ -26,7 +26,7 @@ describe("extraction (AC-03, AC-05)", () => {
     expect(s).toMatchObject({ degraded: true, inserted: 1 });
     const [entry] = await mem.list("u1");
     expect(entry).toMatchObject({ status: "unstructured", kind: "unstructured" });
-    expect(entry!.metadata["extraction_degraded"]).toMatch(/503/);
+    expect(entry!.lifecycle!.extractionDegraded).toMatch(/503/);
     expect((await mem.recall("u1", "wedding Lisbon"))[0]!.id).toBe(entry!.id);
     expect((await mem.stats()).unstructured).toBe(1);
     await mem.close();
@@ -69,8 +69,8 @@ describe("extraction (AC-03, AC-05)", () => {
     await mem.add("u1", "I drive a blue car now");
     expect(judge.calls).toBe(0);
     const active = await mem.list("u1", { status: "active" });
-    expect(active.at(-1)!.metadata["judge"]).toBe("similarity-fallback");
-    expect(active.at(-1)!.metadata["judge_fallback"]).toMatch(/retry/);
+    expect(active.at(-1)!.lifecycle!.judge).toBe("similarity-fallback");
+    expect(active.at(-1)!.lifecycle!.judgeFallback).toMatch(/retry/);
     await mem.close();
   });
 
@@ -79,7 +79,7 @@ describe("extraction (AC-03, AC-05)", () => {
     const mem = await MemoryStore.open(":memory:", { extractor });
     const s = await mem.add("u1", "something");
     expect(s.degraded).toBe(true);
-    expect((await mem.list("u1"))[0]!.metadata["extraction_degraded"]).toMatch(/kind/);
+    expect((await mem.list("u1"))[0]!.lifecycle!.extractionDegraded).toMatch(/kind/);
     await mem.close();
   });
 });

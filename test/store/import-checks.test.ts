@@ -169,7 +169,7 @@ describe("export header", () => {
     const src = await MemoryStore.open(":memory:", { embedder: DENSE4 });
     await src.add("b", "I live in Rome");
     const [head, ...rest] = objects(await collect(src.export()));
-    expect(head).toMatchObject({ moomem_export: 1, entry_format: 2, count: 1 });
+    expect(head).toMatchObject({ moomem_export: 1, entry_format: 4, count: 1 });
     expect(head).not.toHaveProperty("format");
     const { entry_format: _f, ...old } = head!;
     const dst = await MemoryStore.open(":memory:", { embedder: DENSE4 });

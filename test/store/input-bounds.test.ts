@@ -2,7 +2,8 @@
 
 import { describe, it, expect } from "vitest";
 import { MemoryStore, FixedClock, RawExtractor, type Extractor, type Metadata } from "../../src/index.ts";
-import { MAX_CONFLICT_IDS, MAX_CONTENT_CHARS, MAX_QUERY_CHARS, MAX_TRANSCRIPT_MESSAGES, isBlankText } from "../../src/store/validation.ts";
+import { MAX_CONFLICT_IDS } from "../../src/state/lifecycle.ts";
+import { MAX_CONTENT_CHARS, MAX_QUERY_CHARS, MAX_TRANSCRIPT_MESSAGES, isBlankText } from "../../src/validation/arguments.ts";
 import { ScriptedJudge, rejectsWith } from "../helpers/scripted.ts";
 import { storeState } from "../helpers/store-state.ts";
 import { seededRandom } from "../helpers/seeded-random.ts";
@@ -72,7 +73,7 @@ describe("add: long content", () => {
     expect(fact.content).toBe(text.slice(0, 8192));
     const [entry] = (await mem.list("u")).filter((e) => e.id === fact.id);
     expect(entry!.content).toHaveLength(8192);
-    expect(entry!.metadata["truncated"]).toEqual({ originalChars: text.length });
+    expect(entry!.lifecycle!.truncated).toEqual({ originalChars: text.length });
     // A fact that fits says nothing about truncation.
     const short = await mem.add("u", "I like tea");
     expect(short.facts[0]).not.toHaveProperty("truncated");
@@ -244,7 +245,7 @@ describe("metadata limits", () => {
   });
 });
 
-describe("metadata the store itself writes stays bounded", () => {
+describe("bookkeeping the store itself writes stays bounded", () => {
   it("keeps the newest 50 ids in an entry's conflict list, however many facts coexist with it", async () => {
     // Every add rewrites the old entry; an unbounded list made N adds write O(N²) bytes.
     const mem = await MemoryStore.open(":memory:", { judge: new ScriptedJudge(() => "coexist") });
@@ -252,7 +253,7 @@ describe("metadata the store itself writes stays bounded", () => {
     const added: string[] = [];
     for (let i = 0; i < 120; i++) added.push((await mem.add("u", `alpha beta gamma delta${i}`)).facts[0]!.id);
     const entry = (await mem.list("u")).find((e) => e.id === old)!;
-    const conflict = entry.metadata["conflict"] as string[];
+    const conflict = entry.lifecycle?.conflict as string[];
     expect(conflict).toHaveLength(MAX_CONFLICT_IDS);
     expect(conflict).toEqual(added.slice(-MAX_CONFLICT_IDS));
     await mem.close();

@@ -16,7 +16,7 @@ describe("forget, close, concurrency, failed writes", () => {
     expect(deleted[0]).toMatchObject({ content: "I have a dog named Rex", status: "deleted" });
     expect(await mem.forget("u1", { all: true }, { purge: true })).toBe(3);
     const after = await mem.list("u1");
-    expect(after.every((e) => e.status === "deleted" && e.content === "" && e.metadata["purged"] === true)).toBe(true);
+    expect(after.every((e) => e.status === "deleted" && e.content === "" && e.lifecycle?.purgedAt !== undefined && Object.keys(e.metadata).length === 0)).toBe(true);
     expect(await mem.recall("u1", "PIN")).toEqual([]);
     await rejectsWith(mem.restore("u1", a.facts[0]!.id), "INVALID_ARGUMENT");
     await rejectsWith(mem.forget("u1", {} as never), "INVALID_ARGUMENT");

@@ -70,7 +70,7 @@ describe("offline supersede by slot key (README: Beijing → Shenzhen)", () => {
         [before, "superseded"],
         [after, "active"],
       ]);
-      expect(chain[1]!.metadata["conflict_reason"]).toBe('new value for key "home_city"');
+      expect(chain[1]!.lifecycle!.conflictReason).toBe('new value for key "home_city"');
       expect((await mem.profile("u1")).slots["home_city"]).toMatchObject({ value: after });
       await mem.close();
     });

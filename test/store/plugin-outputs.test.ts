@@ -3,7 +3,7 @@
 
 import { describe, it, expect } from "vitest";
 import { MemoryStore, MemoryBackend, FixedClock, type Clock, type ConflictJudge, type Embedder, type Extractor } from "../../src/index.ts";
-import { PLUGIN_LIMITS } from "../../src/ingest/plugin-checks.ts";
+import { PLUGIN_LIMITS } from "../../src/validation/plugin-checks.ts";
 import { RuleExtractor, rejectsWith } from "../helpers/scripted.ts";
 import { storeState } from "../helpers/store-state.ts";
 
@@ -76,7 +76,7 @@ describe("embedder", () => {
       const summary = await mem.add("u", "I'm allergic to peanuts");
       expect(summary).toMatchObject({ degraded: true, inserted: 1 });
       const [entry] = await mem.list("u");
-      expect(entry!.metadata["embedding_degraded"]).toMatch(/embedder returned/);
+      expect(entry!.lifecycle!.embeddingDegraded).toMatch(/embedder returned/);
       expect((await mem.recall("u", "peanuts"))[0]!.id).toBe(entry!.id);
       await mem.close();
     }
@@ -138,7 +138,7 @@ describe("extractor", () => {
       expect(summary).toMatchObject({ degraded: true, inserted: 1 });
       const [entry] = await mem.list("u");
       expect(entry).toMatchObject({ content: "I live in Lisbon", status: "unstructured" });
-      expect(entry!.metadata["extraction_degraded"]).toMatch(reason);
+      expect(entry!.lifecycle!.extractionDegraded).toMatch(reason);
       await mem.close();
     }
   });
@@ -155,8 +155,8 @@ describe("extractor", () => {
     expect(summary.degraded).toBe(false);
     const entries = await mem.list("u");
     expect(entries[0]).not.toHaveProperty("key");
-    expect(entries[0]!.metadata).not.toHaveProperty("source_span");
-    expect(entries[1]!.metadata["source_span"]).toBe("x".repeat(16));
+    expect(entries[0]!.lifecycle).not.toHaveProperty("sourceSpan");
+    expect(entries[1]!.lifecycle!.sourceSpan).toBe("x".repeat(16));
     await mem.close();
   });
 
@@ -204,7 +204,7 @@ describe("judge", () => {
     const { mem } = await judged(judge);
     await mem.add("u", "I moved to Shenzhen");
     const active = (await mem.list("u", { status: "active" }))[0]!;
-    const reason = active.metadata["conflict_reason"] as string;
+    const reason = active.lifecycle?.conflictReason as string;
     expect(reason.length).toBeLessThanOrEqual(PLUGIN_LIMITS.reasonChars);
     expect(reason.endsWith("…")).toBe(true);
     await mem.close();
@@ -223,8 +223,8 @@ describe("judge", () => {
       const summary = await mem.add("u", "I moved to Shenzhen");
       expect(summary.superseded).toBe(1); // the offline judge replaces the same key
       const [active] = await mem.list("u", { status: "active" });
-      expect(active!.metadata["judge"]).toBe("similarity-fallback");
-      expect(active!.metadata["judge_fallback"]).toMatch(/judge failed/);
+      expect(active!.lifecycle!.judge).toBe("similarity-fallback");
+      expect(active!.lifecycle!.judgeFallback).toMatch(/judge failed/);
       await mem.close();
     }
   });

@@ -39,7 +39,7 @@ describe("reextract", () => {
     expect(s.facts.map((f) => f.content)).toEqual(["I moved to Shenzhen", "I'm allergic to shrimp"]);
     const active = await mem.list("u1", { status: "active" });
     expect(active.map((e) => e.content)).toEqual(["I moved to Shenzhen", "I'm allergic to shrimp"]);
-    expect(active[0]!.metadata["reextracted_from"]).toBeDefined();
+    expect(active[0]!.lifecycle!.reextractedFrom).toBeDefined();
     // the moved city superseded Beijing, as a fresh add would
     expect((await mem.list("u1", { status: "superseded" })).map((e) => e.content)).toContain("I live in Beijing");
     // small talk holds no fact: soft-deleted, restorable
@@ -94,5 +94,10 @@ describe("reextract", () => {
     expect((await mem.list("u1")).map((e) => [e.status, e.supersededBy])).toEqual([["unstructured", undefined]]);
     expect((await mem.recall("u1", "Lisbon")).map((h) => h.content)).toEqual(["I live in Lisbon"]);
     await mem.close();
+    // The extractor says what it does (verbatim), whatever its class: a host's raw extractor is refused too.
+    const hosts = await MemoryStore.open("raw-reextract", { backend, extractor: { mode: "mine", verbatim: true, extract: () => Promise.resolve([]) } });
+    expect((await rejectsWith(hosts.reextract("u1"), "INVALID_ARGUMENT")).message).toMatch(/mine, verbatim/);
+    await hosts.close();
+    await rejectsWith(MemoryStore.open(":memory:", { extractor: { mode: "x", verbatim: "yes" as never, extract: () => Promise.resolve([]) } }), "INVALID_ARGUMENT");
   });
 });

@@ -10,7 +10,7 @@ const hashing = new HashingEmbedder();
 const EMBEDDER = { id: hashing.id ?? "", dim: hashing.dim };
 
 function record(id: string, seq: number, content: string, overrides: Partial<EntryRecord> = {}): EntryRecord {
-  return { id, userId: "user-1", content, kind: "fact", status: "active", createdAt: 1_700_000_000_000 + seq, updatedAt: 1_700_000_000_000 + seq, seq, metadata: {}, embedding: null, ...overrides };
+  return { id, userId: "user-1", content, kind: "fact", status: "active", createdAt: 1_700_000_000_000 + seq, updatedAt: 1_700_000_000_000 + seq, seq, metadata: {}, lifecycle: {}, embedding: null, ...overrides };
 }
 
 /** A read-only backend whose refresh() answers from a script. */

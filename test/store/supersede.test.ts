@@ -25,8 +25,8 @@ describe("supersede (AC-04), history and restore", () => {
     const [old] = await mem.list("u1", { status: "superseded" });
     expect(old).toMatchObject({ content: "I live in Beijing", supersededBy: second.facts[0]!.id, key: "home_city" });
     const [current] = (await mem.list("u1", { status: "active" })).filter((e) => e.key === "home_city");
-    expect(current!.metadata["conflict_reason"]).toMatch(/home_city/);
-    expect(current!.metadata["judge"]).toBe("similarity");
+    expect(current!.lifecycle!.conflictReason).toMatch(/home_city/);
+    expect(current!.lifecycle!.judge).toBe("similarity");
 
     const chain = await mem.history("u1", second.facts[0]!.id);
     expect(chain.map((e) => e.content)).toEqual(["I live in Beijing", "I moved to Shenzhen"]);
@@ -53,7 +53,7 @@ describe("supersede (AC-04), history and restore", () => {
     expect(judge.calls).toBeGreaterThan(0);
     const active = await mem.list("u1", { status: "active" });
     expect(active.map((e) => e.content)).toEqual(["I moved to Shenzhen last month"]);
-    expect(active[0]!.metadata).toMatchObject({ judge: "scripted", conflict_reason: "scripted: I moved to Shenzhen last month vs I live in Beijing" });
+    expect(active[0]!.lifecycle).toMatchObject({ judge: "scripted", conflictReason: "scripted: I moved to Shenzhen last month vs I live in Beijing" });
     expect((await mem.recall("u1", "Beijing")).map((h) => h.content)).not.toContain("I live in Beijing");
     await mem.close();
   });
@@ -75,7 +75,7 @@ describe("supersede (AC-04), history and restore", () => {
     const s = await mem.add("u1", "I moved to Toulouse\nI work at Thales now\nI'm allergic to dogs too");
     expect(calls).toBe(1);
     expect(s.superseded).toBe(3);
-    expect((await mem.list("u1", { status: "active" })).map((e) => e.metadata["judge"])).toEqual(["batch", "batch", "batch"]);
+    expect((await mem.list("u1", { status: "active" })).map((e) => e.lifecycle?.judge)).toEqual(["batch", "batch", "batch"]);
     await mem.close();
   });
 
@@ -86,8 +86,8 @@ describe("supersede (AC-04), history and restore", () => {
     const b = await mem.add("u1", "I like jazz and techno");
     expect(b.conflicts).toBe(1);
     const [ea, eb] = await mem.list("u1");
-    expect(ea!.metadata["conflict"]).toEqual([b.facts[0]!.id]);
-    expect(eb!.metadata["conflict"]).toEqual([a.facts[0]!.id]);
+    expect(ea!.lifecycle!.conflict).toEqual([b.facts[0]!.id]);
+    expect(eb!.lifecycle!.conflict).toEqual([a.facts[0]!.id]);
     expect(ea!.status).toBe("active");
     await mem.close();
   });
@@ -99,8 +99,8 @@ describe("supersede (AC-04), history and restore", () => {
     const s = await mem.add("u1", "I moved to Shenzhen");
     expect(s.superseded).toBe(1);
     const [active] = await mem.list("u1", { status: "active" });
-    expect(active!.metadata["judge"]).toBe("similarity-fallback");
-    expect(active!.metadata["judge_fallback"]).toMatch(/timed out/);
+    expect(active!.lifecycle!.judge).toBe("similarity-fallback");
+    expect(active!.lifecycle!.judgeFallback).toMatch(/timed out/);
     await mem.close();
   });
 

@@ -31,7 +31,7 @@ export type FetchLike = (url: string, init: FetchInitLike) => Promise<FetchRespo
  * waiting `retryDelayMs · 2^(n-1)` (with jitter, at most `maxRetryDelayMs`) or what the server's `Retry-After` /
  * `retry-after-ms` header asks for. A server that asks for a longer wait than `maxRetryDelayMs`, or a 429 that
  * reports an exhausted quota, fails at once. Timeouts, network errors and other statuses are not retried: the
- * store degrades instead (DESIGN §2), which is faster than waiting for a server that is not there.
+ * store degrades instead (docs/decisions.md, "The add pipeline"), which is faster than waiting for a server that is not there.
  */
 export interface ConnectionOptions {
   /**

@@ -1,4 +1,4 @@
-// Extractor that asks a chat model for the reusable facts in an input (PRD 13.1), with one retry on bad output.
+// Extractor that asks a chat model for the reusable facts in an input (README, "Plugging in a model provider"), with one retry on bad output.
 
 import { describeError, MoomemError } from "../../errors.ts";
 import type { ChatMessage, ExtractedFact, ExtractionReport, Extractor } from "../../types.ts";
@@ -18,7 +18,7 @@ export type LlmExtractorOptions = LlmOptions;
  * One model call per `extract`; an answer that is not valid JSON or breaks the schema is retried once (then
  * `report.retried` is set, so the store judges offline and the add stays within 2 model calls). A failed model
  * call, or a second bad answer, rejects with `EXTRACTION_FAILURE`; the store then keeps the text as an
- * `unstructured` entry (DESIGN §2).
+ * `unstructured` entry (docs/decisions.md, "The add pipeline").
  *
  * @example
  * ```ts

@@ -1,4 +1,4 @@
-// Conflict judge that asks a chat model whether a new fact replaces, coexists with or ignores stored ones (PRD 13.2).
+// Conflict judge that asks a chat model whether a new fact replaces, coexists with or ignores stored ones (README, "Plugging in a model provider").
 
 import { describeError, MoomemError } from "../../errors.ts";
 import type { ConflictJudge, ExtractedFact, MemoryEntry, Verdict } from "../../types.ts";

@@ -1,10 +1,10 @@
-// Every prompt moomem sends to a chat model (PRD 13.1 extraction, 13.2 conflict judging), in one place.
+// Every prompt moomem sends to a chat model (extraction and conflict judging; README, "Plugging in a model provider"), in one place.
 
 import type { ChatMessage, ExtractedFact, MemoryEntry } from "../../types.ts";
 import { stripMemoryContext } from "../../text/context-markers.ts";
 
 /**
- * System prompt of fact extraction (PRD 13.1): only reusable facts about the user, kinds fact / preference /
+ * System prompt of fact extraction: only reusable facts about the user, kinds fact / preference /
  * event, a slot `key`, the source span, the user's own words and language, and "rather miss than be wrong".
  * It contains the word JSON, which OpenAI's and DeepSeek's JSON mode require.
  */
@@ -49,7 +49,7 @@ Answer:
 {"facts": [{"content": "用户是素食者", "kind": "preference", "key": "diet", "source_span": "我是素食者"}]}`;
 
 /**
- * System prompt of conflict judging (PRD 13.2): per stored memory, `replace | coexist | ignore` with a reason;
+ * System prompt of conflict judging: per stored memory, `replace | coexist | ignore` with a reason;
  * replace only when the new fact makes the old one no longer true.
  */
 export const JUDGE_SYSTEM_PROMPT: string = `You keep one user's long-term memory consistent. You get new facts about the user; each is followed by numbered memories already stored about the same user. For every numbered memory decide:

@@ -25,8 +25,8 @@ export const historyCommand: Command = {
     }
     printEntries(ctx.out, chain, id);
     for (const entry of chain) {
-      const reason = entry.metadata["conflict_reason"];
-      if (typeof reason === "string") ctx.out.line(ctx.out.style.dim(`${entry.id} replaced its predecessor because: ${reason}`));
+      const reason = entry.lifecycle?.conflictReason;
+      if (reason !== undefined) ctx.out.line(ctx.out.style.dim(`${entry.id} replaced its predecessor because: ${reason}`));
     }
   },
 };

@@ -1,6 +1,6 @@
 // `moomem ui`: serve a local inspector page for the store (users, memories, history, recall playground, stats) until Ctrl-C.
 
-import { MemoryStore, MoomemError, isMoomemError } from "../../node.ts";
+import { MemoryStore } from "../../node.ts";
 import { flag, stringOption, usageError } from "../args.ts";
 import { type Command, type CommandContext, type Store, requireNone } from "../command.ts";
 import { buildOpenOptions } from "../open-options.ts";
@@ -36,19 +36,8 @@ export const uiCommand: Command = {
     // Loaded on demand: the other commands never load the HTTP server or the page.
     const { startInspector } = await import("../../inspector/start.ts");
     const openOptions = buildOpenOptions(ctx.values, ctx.io.env, { readOnly: !writable, embeds: true });
-    const open = async (): Promise<Store> => {
-      try {
-        return await MemoryStore.open(ctx.dir, openOptions);
-      } catch (error) {
-        if (writable && isMoomemError(error, "STORE_LOCKED")) {
-          throw new MoomemError(
-            "STORE_LOCKED",
-            `${error.message}. moomem ui --write needs the writer lock: stop the process writing the store first, or run moomem ui without --write to inspect it read-only while it keeps writing`,
-          );
-        }
-        throw error;
-      }
-    };
+    // A STORE_LOCKED from --write gets its advice in CLI words where every store error does (cli-errors.ts).
+    const open = (): Promise<Store> => MemoryStore.open(ctx.dir, openOptions);
     const inspector = await startInspector({ dir: ctx.dir, writable, port, version: packageVersion(), open });
     if (ctx.out.json) {
       ctx.out.line(JSON.stringify({ url: inspector.url, port: inspector.port, writable, dir: ctx.dir }));

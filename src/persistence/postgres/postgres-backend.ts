@@ -564,7 +564,7 @@ export class PostgresBackend implements PersistenceBackend {
         `INSERT INTO ${this.#s}.entries AS e (${ENTRY_COLUMNS}) ${entryRowsFromJson("$1")}
          ON CONFLICT (id) DO UPDATE SET content = excluded.content, kind = excluded.kind, key = excluded.key,
            status = excluded.status, created_at = excluded.created_at, updated_at = excluded.updated_at, seq = excluded.seq,
-           superseded_by = excluded.superseded_by, metadata = excluded.metadata, embedding = excluded.embedding
+           superseded_by = excluded.superseded_by, metadata = excluded.metadata, lifecycle = excluded.lifecycle, embedding = excluded.embedding
          WHERE e.user_id = excluded.user_id
          RETURNING id`,
         [entriesJsonText(chunk)],

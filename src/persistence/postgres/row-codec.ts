@@ -5,7 +5,7 @@ import { entryFromJson, entryJsonText } from "../record-codec.ts";
 import type { SqlRow } from "./sql-client.ts";
 
 /** The entries table's columns, in the order reads select them. */
-export const ENTRY_COLUMNS = "id, user_id, content, kind, key, status, created_at, updated_at, seq, superseded_by, metadata, embedding";
+export const ENTRY_COLUMNS = "id, user_id, content, kind, key, status, created_at, updated_at, seq, superseded_by, metadata, lifecycle, embedding";
 
 /**
  * The SQL that turns one JSON parameter (an array of record-codec entry objects,
@@ -17,7 +17,7 @@ export const ENTRY_COLUMNS = "id, user_id, content, kind, key, status, created_a
 export function entryRowsFromJson(param: string): string {
   return `SELECT e->>'id', e->>'user_id', e->>'content', e->>'kind', e->>'key', e->>'status',
       (e->>'created_at')::double precision, (e->>'updated_at')::double precision, (e->>'seq')::bigint,
-      e->>'superseded_by', e->'metadata', decode(e->>'embedding', 'base64')
+      e->>'superseded_by', e->'metadata', e->'lifecycle', decode(e->>'embedding', 'base64')
     FROM json_array_elements(${param}::json) AS e`;
 }
 
@@ -31,8 +31,11 @@ export function entriesJsonText(entries: readonly EntryRecord[]): string {
  * Drivers differ: `bigint` comes as a string (pg), a number or a bigint (PGlite);
  * `json` as an object or its text; `bytea` as bytes or `\x…` hex text. Every
  * field is then checked by the record codec, so a bad row names its field.
+ * A row written before row format 3 has no lifecycle (NULL): the record codec
+ * then takes the store's bookkeeping out of its metadata, as it was kept there.
  */
 export function entryFromRow(row: SqlRow): EntryRecord {
+  const lifecycle = row["lifecycle"];
   const entry = entryFromJson({
     id: row["id"],
     user_id: row["user_id"],
@@ -45,6 +48,7 @@ export function entryFromRow(row: SqlRow): EntryRecord {
     seq: numeric(row["seq"]),
     superseded_by: row["superseded_by"],
     metadata: typeof row["metadata"] === "string" ? (JSON.parse(row["metadata"]) as unknown) : row["metadata"],
+    ...(lifecycle === null || lifecycle === undefined ? {} : { lifecycle: typeof lifecycle === "string" ? (JSON.parse(lifecycle) as unknown) : lifecycle }),
     embedding: null,
   });
   entry.embedding = vectorFromBytes(row["embedding"]);

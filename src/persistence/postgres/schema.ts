@@ -7,11 +7,13 @@ import type { SqlClient, SqlQueryable } from "./sql-client.ts";
 export const DEFAULT_SCHEMA = "moomem";
 
 /**
- * Version of the rows: the fields of a record-codec entry (format v2) as
- * columns, vectors dense. Stored in `meta.format`; a database holding a newer
- * one was written by a newer moomem and is refused.
+ * Version of the rows: the fields of a record-codec entry as columns, vectors
+ * dense. v3: entry format 4, the store's bookkeeping in the `lifecycle` column
+ * (rows written before hold it in `metadata` and a NULL `lifecycle`: they are
+ * read the v2 way, and rewritten when they change). Stored in `meta.format`; a
+ * database holding a newer one was written by a newer moomem and is refused.
  */
-export const POSTGRES_FORMAT_VERSION = 2;
+export const POSTGRES_FORMAT_VERSION = 3;
 
 /** Checks a schema name and returns it quoted for SQL. Names are plain identifiers, so no quoting trick can sneak SQL in. */
 export function quoteSchema(name: unknown): string {
@@ -36,7 +38,7 @@ interface Migration {
  *
  * - `entries`: the latest version of every entry, one row each, every field a column.
  *   Times are ms since epoch (double precision, exactly what the store holds), the
- *   vector is float32 little-endian bytes, metadata `json` (not `jsonb`, which
+ *   vector is float32 little-endian bytes, metadata and lifecycle `json` (not `jsonb`, which
  *   would reorder its keys: exports and recall hits stay byte-identical to the
  *   file store's). `seq` is unique (the store's order and
  *   the root of every id); `(user_id, seq)` serves per-user loading.
@@ -62,7 +64,7 @@ const MIGRATIONS: readonly Migration[] = [
         writer_epoch bigint NOT NULL DEFAULT 0,
         last_write_at double precision
       )`,
-      `INSERT INTO ${s}.meta (id, format) VALUES (1, ${POSTGRES_FORMAT_VERSION})`,
+      `INSERT INTO ${s}.meta (id, format) VALUES (1, 2)`,
       `CREATE TABLE ${s}.entries (
         id text PRIMARY KEY,
         user_id text NOT NULL,
@@ -96,6 +98,11 @@ const MIGRATIONS: readonly Migration[] = [
       `CREATE TABLE ${s}.counters (name text PRIMARY KEY, value bigint NOT NULL)`,
       `INSERT INTO ${s}.counters (name, value) VALUES ('seq', 0)`,
     ],
+  },
+  {
+    version: 2,
+    name: "entries.lifecycle: the store's bookkeeping apart from the caller's metadata (row format 3)",
+    statements: (s) => [`ALTER TABLE ${s}.entries ADD COLUMN lifecycle json`, `UPDATE ${s}.meta SET format = 3 WHERE id = 1`],
   },
 ];
 

@@ -15,18 +15,20 @@ export const CLI_MAIN: string = join(ROOT, "dist", "cli", "main.js");
 /** A lock folder with no pid file yet (its builder died right after making it) is stale after this long. */
 const LOCK_WITHOUT_PID_STALE_MS = 60_000;
 
-function newestSource(dir: string): number {
-  let newest = 0;
+/** The newest mtime of the files under `dir` whose names end in `suffix`. */
+function newest(dir: string, suffix: string): number {
+  let time = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestSource(path));
-    else if (entry.name.endsWith(".ts")) newest = Math.max(newest, statSync(path).mtimeMs);
+    if (entry.isDirectory()) time = Math.max(time, newest(path, suffix));
+    else if (entry.name.endsWith(suffix)) time = Math.max(time, statSync(path).mtimeMs);
   }
-  return newest;
+  return time;
 }
 
+/** Stale when a source is newer than every output: `tsc -b` rewrites only the outputs of what changed. */
 function isStale(): boolean {
-  return !existsSync(CLI_MAIN) || statSync(CLI_MAIN).mtimeMs < newestSource(join(ROOT, "src"));
+  return !existsSync(CLI_MAIN) || newest(join(ROOT, "dist"), ".js") < newest(join(ROOT, "src"), ".ts");
 }
 
 function lockIsStale(lock: string): boolean {
@@ -55,7 +57,7 @@ function sleep(ms: number): Promise<void> {
 function runTsc(): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
     // The timeout is a hang detector below the suite's hook timeout (vitest.config.ts), not a speed limit.
-    execFile(join(ROOT, "node_modules", ".bin", "tsc"), ["-p", join(ROOT, "tsconfig.json")], { cwd: ROOT, timeout: 540_000 }, (error, stdout, stderr) => {
+    execFile(join(ROOT, "node_modules", ".bin", "tsc"), ["-b", join(ROOT, "tsconfig.json")], { cwd: ROOT, timeout: 540_000 }, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1;
       resolve({ code, output: `${stdout}${stderr}` });
     });
@@ -88,7 +90,7 @@ export async function ensureBuilt(): Promise<void> {
     const started = Date.now();
     const { code, output } = await runTsc();
     // tsc still emits when another engineer's file has a type error; the type check is its own step of npm test.
-    if (code !== 0 && (!existsSync(CLI_MAIN) || statSync(CLI_MAIN).mtimeMs < started)) {
+    if (code !== 0 && (!existsSync(CLI_MAIN) || newest(join(ROOT, "dist"), ".js") < started)) {
       throw new Error(`building dist/ failed (tsc exit ${code}):\n${output}`);
     }
   } finally {

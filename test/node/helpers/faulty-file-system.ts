@@ -1,6 +1,6 @@
 // A FileSystem seam that fails (ENOSPC, EIO) or "crashes" at a chosen step, for the file backend's fault tests.
 
-import type { FileStat, FileSystem, ProcessIdentity, SocketListener, SocketProbe, WritableFile } from "../../../src/persistence/file-system.ts";
+import type { FileStat, FileSystem, ProcessIdentity, SocketListener, SocketProbe, WritableFile } from "../../../src/persistence/file/file-system.ts";
 
 /** Thrown once the simulated process has crashed; carries no errno code on purpose. */
 export class SimulatedCrash extends Error {

@@ -69,6 +69,7 @@ export function entry(id: string, seq: number, overrides: Partial<EntryRecord> =
     updatedAt: T0 + seq,
     seq,
     metadata: { seq },
+    lifecycle: {},
     embedding: Float32Array.from([seq, 0.5, -0.25, 1 / 3]),
     ...overrides,
   };

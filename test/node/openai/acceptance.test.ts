@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it, expect, beforeAll, afterAll, beforeEach } from "vitest";
 import { MemoryStore } from "../../../src/store/memory-store.ts";
-import { FileBackend } from "../../../src/persistence/file-backend.ts";
+import { FileBackend } from "../../../src/persistence/file/file-backend.ts";
 import { isMoomemError } from "../../../src/errors.ts";
 import { LlmExtractor, LlmJudge, OpenAIEmbedder } from "../../../src/openai.ts";
 import { ScriptedOpenAIServer, chatReply, hashEmbeddings, ruleModel, type Reply, type ServedRequest } from "./openai-server.ts";
@@ -93,7 +93,7 @@ describe("AC-03: chit-chat is dropped, the one fact is kept", () => {
     const entries = await mem.list("u1");
     expect(entries).toHaveLength(1);
     expect(entries[0]).toMatchObject({ content: "User is allergic to peanuts", kind: "fact", key: "allergy", status: "active" });
-    expect(entries[0]!.metadata).toMatchObject({ extractor: "llm", source_span: "allergic to peanuts" });
+    expect(entries[0]!.lifecycle).toMatchObject({ extractor: "llm", sourceSpan: "allergic to peanuts" });
     expect(chatCalls()).toBe(1);
     await mem.close();
   });
@@ -125,7 +125,7 @@ describe("AC-04: a moved city supersedes the old one", () => {
     const [beijing] = (await mem.list("u1", { status: "superseded" }));
     expect(beijing).toMatchObject({ id: beijingId, content: "User lives in Beijing", supersededBy: shenzhenId });
     const [shenzhen] = await mem.list("u1", { status: "active" });
-    expect(shenzhen!.metadata).toMatchObject({ judge: "llm", conflict_reason: "same home_city, new value" });
+    expect(shenzhen!.lifecycle).toMatchObject({ judge: "llm", conflictReason: "same home_city, new value" });
 
     const hits = await mem.recall("u1", "which city does the user live in, Beijing or Shenzhen?", { topK: 10 });
     expect(hits.map((h) => h.content)).toEqual(["User has moved to Shenzhen"]);
@@ -145,7 +145,7 @@ describe("AC-04: a moved city supersedes the old one", () => {
     expect(summary.degraded).toBe(false);
     const [newest] = (await mem.list("u1", { status: "active" })).slice(-1);
     expect(newest).toMatchObject({ content: "User has moved to Shenzhen" });
-    expect(newest!.metadata["judge"]).toBe("similarity-fallback");
+    expect(newest!.lifecycle!.judge).toBe("similarity-fallback");
     await mem.close();
   });
 });
@@ -168,14 +168,14 @@ describe("AC-05: a failing model degrades, then refuses, then re-extracts", () =
     expect(server.calls("chat/completions")).toHaveLength(2); // the 500 and its one HTTP retry
     const [entryA] = await mem.list("u1", { status: "unstructured" });
     expect(entryA!.content).toBe("I'm allergic to peanuts, by the way");
-    expect(entryA!.metadata["extraction_degraded"]).toMatch(/HTTP 500/);
+    expect(entryA!.lifecycle!.extractionDegraded).toMatch(/HTTP 500/);
 
     chatMode = "garbage";
     const before = chatCalls();
     const b = await mem.add("u1", "I live in Beijing");
     expect(chatCalls() - before).toBe(2); // invalid JSON, retried once, then degraded
     expect(b.degraded).toBe(true);
-    expect((await mem.list("u1", { status: "unstructured" })).at(-1)!.metadata["extraction_degraded"]).toMatch(/unusable answers twice/);
+    expect((await mem.list("u1", { status: "unstructured" })).at(-1)!.lifecycle!.extractionDegraded).toMatch(/unusable answers twice/);
 
     expect((await mem.recall("u1", "peanuts allergy")).map((h) => h.id)).toContain(entryA!.id);
     expect((await mem.recall("u1", "Beijing", { mode: "keyword" }))[0]!.content).toBe("I live in Beijing");
@@ -212,8 +212,8 @@ describe("AC-05: a failing model degrades, then refuses, then re-extracts", () =
     expect(summary.degraded).toBe(true);
     const [entry] = await mem.list("u1");
     expect(entry!.status).toBe("unstructured");
-    expect(entry!.metadata["extraction_degraded"]).toMatch(/failed before any HTTP answer/);
-    expect(entry!.metadata["embedding_degraded"]).toMatch(/failed before any HTTP answer/);
+    expect(entry!.lifecycle!.extractionDegraded).toMatch(/failed before any HTTP answer/);
+    expect(entry!.lifecycle!.embeddingDegraded).toMatch(/failed before any HTTP answer/);
     const hits = await mem.recall("u1", "wedding Lisbon");
     expect(hits[0]!.id).toBe(entry!.id);
     expect(hits[0]!.degraded).toBe(true);

@@ -68,7 +68,8 @@ describe("a store made with --embed", () => {
     ]);
     expect(jsonOf<MemoryEntry[]>(list).map((e) => e.content)).toEqual(["I live in Porto", "I am allergic to peanuts"]);
     expect(jsonOf<MemoryEntry[]>(history).map((e) => e.id)).toEqual([ids[0]]);
-    expect(jsonOf<UserProfile>(profile).unstructured.map((f) => f.content).sort()).toEqual(["I am allergic to peanuts", "I live in Porto"]);
+    // The default extractor keys both facts (home_city, allergy_peanut): the profile shows them as slots.
+    expect(Object.values(jsonOf<UserProfile>(profile).slots).map((slot) => slot.value).sort()).toEqual(["I am allergic to peanuts", "I live in Porto"]);
     expect(jsonOf<StoreStats>(stats)).toMatchObject({ total: 2, active: 2 });
     // The export names the embedder that made the vectors, not a stand-in.
     expect(exported.code, exported.stderr).toBe(0);

@@ -3,9 +3,9 @@
 // The local embedding server holds the import at a known point, so no step depends on timing.
 
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import { MemoryStore } from "../../../src/node.ts";
 import { ScriptedOpenAIServer, hashEmbeddings, type Reply, type ServedRequest } from "./openai-server.ts";
@@ -83,24 +83,46 @@ async function daveCount(dir: string): Promise<number> {
   return (JSON.parse(reader.stdout) as unknown[]).length;
 }
 
+/** The folders an import into a new folder `dir` writes before renaming one into place (import.ts). */
+function importTemps(dir: string): string[] {
+  return readdirSync(dirname(dir))
+    .filter((name) => name.startsWith(`.${basename(dir)}.import-`))
+    .map((name) => join(dirname(dir), name));
+}
+
 describe("Ctrl-C during moomem import", () => {
   // Ctrl-C while the store is still opening (its folder is there, the input not yet read), or once it
-  // reads the input (its lock is there): the same answer.
+  // reads the input (its lock is there): the same answer. Into a folder that exists, the store opens
+  // there; into a new folder, it opens in a temp folder beside it that is renamed into place only once
+  // the import is complete, so the waits look there, and nothing may be left behind.
+  for (const target of ["an existing folder", "a new folder"] as const) {
   for (const [when, path] of [["while the store opens", "moomem"], ["while the input is still being read", "moomem/LOCK"]] as const) {
-  it(`${when}: exit 130, says nothing was imported, and nothing was`, async () => {
-    const { lines } = await exportFile(`reading-${path.length}`);
-    const dir = join(temp, `reading-${path.length}`);
+  it(`into ${target}, ${when}: exit 130, says nothing was imported, and nothing was`, async () => {
+    const name = `reading-${target.length}-${path.length}`;
+    const { lines } = await exportFile(name);
+    const dir = join(temp, name);
+    if (target === "an existing folder") mkdirSync(dir);
+    const storeFolder = (): string | undefined => (target === "an existing folder" ? dir : importTemps(dir)[0]);
     const run = start(["--dir", dir, "import", "-"]);
     // Half the export, and the input left open.
     run.child.stdin!.write(lines.slice(0, 2).join(""));
-    await until(() => existsSync(join(dir, path)) || run.ended());
+    await until(() => {
+      const folder = storeFolder();
+      return (folder !== undefined && existsSync(join(folder, path))) || run.ended();
+    });
     run.child.kill("SIGINT");
     const { code, stdout, stderr } = await run.exited;
     expect(code).toBe(130);
     expect(stdout).toBe("");
     expect(stderr).toBe("moomem: INTERRUPTED: stopped while reading stdin; nothing was imported, the store is unchanged\n");
-    expect(await daveCount(dir)).toBe(0);
+    if (target === "an existing folder") {
+      expect(await daveCount(dir)).toBe(0);
+    } else {
+      expect(existsSync(dir)).toBe(false);
+      expect(importTemps(dir)).toEqual([]);
+    }
   });
+  }
   }
 
   it("once the input is read: the import finishes and says so; exit 0", async () => {

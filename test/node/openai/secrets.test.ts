@@ -5,7 +5,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import { MemoryStore } from "../../../src/store/memory-store.ts";
-import { FileBackend } from "../../../src/persistence/file-backend.ts";
+import { FileBackend } from "../../../src/persistence/file/file-backend.ts";
 import { isMoomemError } from "../../../src/errors.ts";
 import { LlmExtractor, LlmJudge, OpenAIEmbedder } from "../../../src/openai.ts";
 import { ScriptedOpenAIServer, chatReply, hashEmbeddings, ruleModel, type Reply, type ServedRequest } from "./openai-server.ts";

@@ -52,7 +52,7 @@ describe("MemoryStore on PGlite", () => {
     const backend = new PostgresBackend({ client, schema });
     await backend.load();
     const writes = Array.from({ length: 5 }, (_, i) =>
-      backend.append([{ entries: [{ id: `x${i}`, userId: "u", content: `c${i}`, kind: "fact", status: "active", createdAt: i, updatedAt: i, seq: i + 1, metadata: {}, embedding: Float32Array.from([i, -i]) }] }]),
+      backend.append([{ entries: [{ id: `x${i}`, userId: "u", content: `c${i}`, kind: "fact", status: "active", createdAt: i, updatedAt: i, seq: i + 1, metadata: {}, lifecycle: {}, embedding: Float32Array.from([i, -i]) }] }]),
     );
     const reads = Array.from({ length: 5 }, () => backend.loadUser("u"));
     await Promise.all(writes);
@@ -61,5 +61,31 @@ describe("MemoryStore on PGlite", () => {
     expect(user.version).toBe(5);
     expect(user.entries.map((e) => Array.from(e.embedding!))).toEqual([0, 1, 2, 3, 4].map((i) => [i, -i]));
     await backend.close();
+  });
+});
+
+describe("rows written before row format 3 (schema 1)", () => {
+  it("migrates to schema 2, reads an old row's bookkeeping out of its metadata, and writes lifecycle from then on", async () => {
+    const schema = `lite_legacy_${++schemas}`;
+    const first = new PostgresBackend({ client, schema });
+    await first.load();
+    await first.close();
+    // Back to what moomem wrote before: no lifecycle column, row format 2, the store's bookkeeping inside metadata.
+    const s = `"${schema}"`;
+    await client.query(`ALTER TABLE ${s}.entries DROP COLUMN lifecycle`);
+    await client.query(`UPDATE ${s}.meta SET format = 2`);
+    await client.query(`DELETE FROM ${s}.migrations WHERE version = 2`);
+    await client.query(
+      `INSERT INTO ${s}.entries (id, user_id, content, kind, key, status, created_at, updated_at, seq, superseded_by, metadata, embedding)
+       VALUES ('old', 'u', 'I play the cello', 'fact', NULL, 'deleted', 1, 2, 1, NULL, '{"channel":"chat","extractor":"raw","deleted_from":"active","deleted_at":2}', NULL)`,
+    );
+    const mem = await MemoryStore.open("pglite", { backend: new PostgresBackend({ client, schema }) });
+    expect((await mem.list("u"))[0]).toMatchObject({ metadata: { channel: "chat" }, lifecycle: { extractor: "raw", deletedFrom: "active", deletedAt: 2 } });
+    expect(await mem.restore("u", "old")).toMatchObject({ status: "active", metadata: { channel: "chat" } });
+    await mem.close();
+    const [row] = await client.query(`SELECT metadata, lifecycle FROM ${s}.entries WHERE id = 'old'`);
+    expect(row).toMatchObject({ metadata: { channel: "chat" }, lifecycle: { extractor: "raw", restored_at: expect.any(Number) as unknown } });
+    const [meta] = await client.query(`SELECT format FROM ${s}.meta`);
+    expect(meta).toMatchObject({ format: 3 });
   });
 });

@@ -1,7 +1,7 @@
-// One memory: its content and metadata, what judged it and why, its supersede chain as a timeline, and (with --write) forget / restore / purge.
+// One memory: its content and metadata, what judged it and why (its lifecycle), its supersede chain as a timeline, and (with --write) forget / restore / purge.
 
 import type { EntryResponse, WriteResponse } from "../../api-types.ts";
-import type { JsonValue, MemoryEntry } from "../../../types.ts";
+import type { EntryLifecycle, MemoryEntry } from "../../../types.ts";
 import { ApiFailure, apiPath, getJson, postJson } from "../api-client.ts";
 import { confirmAction } from "../confirm-dialog.ts";
 import { breadcrumbs, facts, h, statusBadge, time, type Child } from "../dom.ts";
@@ -10,7 +10,7 @@ import type { View, ViewContext } from "../view.ts";
 
 export async function entryView(userId: string, id: string, ctx: ViewContext): Promise<View> {
   const { entry, history } = await getJson<EntryResponse>(apiPath("users", userId, "entries", id));
-  const purged = entry.metadata["purged"] === true;
+  const purged = isPurged(entry);
   const replacer = entry.supersededBy === undefined ? undefined : history.find((e) => e.id === entry.supersededBy);
 
   return {
@@ -46,48 +46,55 @@ export async function entryView(userId: string, id: string, ctx: ViewContext): P
   };
 }
 
-/** The metadata keys the store and its plug-ins write to explain an entry, in the order a reader wants them. */
-const WHY_KEYS: ReadonlyArray<readonly [string, string]> = [
+/** The lifecycle fields that explain an entry, in the order a reader wants them. */
+const WHY_FIELDS: ReadonlyArray<readonly [keyof EntryLifecycle, string]> = [
   ["extractor", "Extracted by"],
-  ["source_span", "From the words"],
-  ["extraction_degraded", "Extraction failed, stored as said"],
-  ["embedding_degraded", "Embedding failed"],
+  ["sourceSpan", "From the words"],
+  ["truncated", "Cut to fit, characters before"],
+  ["extractionDegraded", "Extraction failed, stored as said"],
+  ["embeddingDegraded", "Embedding failed"],
   ["judge", "Judged by"],
-  ["conflict_reason", "Judge's reason"],
-  ["judge_fallback", "Judge fell back because"],
+  ["conflictReason", "Judge's reason"],
+  ["judgeFallback", "Judge fell back because"],
   ["conflict", "May conflict with"],
-  ["deleted_from", "Forgotten while"],
-  ["deleted_at", "Forgotten at"],
-  ["purged_at", "Purged at"],
-  ["restored_at", "Restored at"],
-  ["reextracted_from", "Re-extracted from"],
-  ["reextracted_into", "Re-extracted into"],
-  ["reextracted_at", "Re-extracted at"],
+  ["deletedFrom", "Forgotten while"],
+  ["deletedAt", "Forgotten at"],
+  ["purgedAt", "Purged at"],
+  ["restoredAt", "Restored at"],
+  ["reextractedFrom", "Re-extracted from"],
+  ["reextractedInto", "Re-extracted into"],
+  ["reextractedAt", "Re-extracted at"],
 ];
 
-const TIME_KEYS = new Set(["deleted_at", "purged_at", "restored_at", "reextracted_at"]);
-const ID_KEYS = new Set(["conflict", "reextracted_from", "reextracted_into"]);
+const TIME_FIELDS = new Set<keyof EntryLifecycle>(["deletedAt", "purgedAt", "restoredAt", "reextractedAt"]);
+const ID_FIELDS = new Set<keyof EntryLifecycle>(["conflict", "reextractedFrom", "reextractedInto"]);
+
+function isPurged(entry: MemoryEntry): boolean {
+  return entry.lifecycle?.purgedAt !== undefined;
+}
 
 function whySection(entry: MemoryEntry, replacer: MemoryEntry | undefined, userId: string): HTMLElement {
   const pairs: Array<readonly [string, Child]> = [];
-  for (const [key, label] of WHY_KEYS) {
-    const value = entry.metadata[key];
+  const lifecycle = entry.lifecycle ?? {};
+  for (const [field, label] of WHY_FIELDS) {
+    const value = lifecycle[field];
     if (value === undefined) continue;
-    if (TIME_KEYS.has(key) && typeof value === "number") pairs.push([label, time(value)]);
-    else if (ID_KEYS.has(key)) pairs.push([label, idLinks(value, userId)]);
+    if (TIME_FIELDS.has(field) && typeof value === "number") pairs.push([label, time(value)]);
+    else if (ID_FIELDS.has(field)) pairs.push([label, idLinks(value as string | string[], userId)]);
+    else if (field === "truncated" && typeof value === "object") pairs.push([label, String((value as { originalChars: number }).originalChars)]);
     else pairs.push([label, typeof value === "string" ? value : JSON.stringify(value)]);
   }
   if (replacer !== undefined) {
-    const reason = replacer.metadata["conflict_reason"];
-    pairs.push(["Replaced because", typeof reason === "string" ? `${reason} (judged by ${String(replacer.metadata["judge"] ?? "unknown")})` : "the entry that replaced it gives no reason"]);
+    const reason = replacer.lifecycle?.conflictReason;
+    pairs.push(["Replaced because", reason !== undefined ? `${reason} (judged by ${replacer.lifecycle?.judge ?? "unknown"})` : "the entry that replaced it gives no reason"]);
   }
   if (pairs.length === 0) return h("p", null, "No judge looked at it: nothing similar was stored when it was added.");
   return facts(pairs);
 }
 
-function idLinks(value: JsonValue, userId: string): Child {
+function idLinks(value: string | string[], userId: string): Child {
   const ids = Array.isArray(value) ? value : [value];
-  return ids.map((id, i) => [i > 0 ? ", " : "", typeof id === "string" ? h("a", { href: entryHref(userId, id), class: "id" }, id) : JSON.stringify(id)]);
+  return ids.map((id, i) => [i > 0 ? ", " : "", h("a", { href: entryHref(userId, id), class: "id" }, id)]);
 }
 
 /** The supersede chain, oldest first; this memory is marked as the current item. */
@@ -97,7 +104,7 @@ function timeline(history: readonly MemoryEntry[], currentId: string, userId: st
     "ol",
     { class: "timeline", "aria-label": "Supersede chain, oldest first" },
     history.map((e) => {
-      const reason = e.metadata["conflict_reason"];
+      const reason = e.lifecycle?.conflictReason;
       return h(
         "li",
         { "aria-current": e.id === currentId ? "true" : undefined },
@@ -108,7 +115,7 @@ function timeline(history: readonly MemoryEntry[], currentId: string, userId: st
           statusBadge(e.status),
           e.id === currentId ? h("strong", null, "this memory") : h("a", { href: entryHref(userId, e.id), class: "id" }, e.id),
         ),
-        h("p", { class: "timeline-content" }, e.metadata["purged"] === true ? "(content purged)" : e.content),
+        h("p", { class: "timeline-content" }, isPurged(e) ? "(content purged)" : e.content),
         typeof reason === "string" ? h("p", { class: "why" }, `Why: ${reason}`) : null,
         e.supersededBy === undefined ? null : h("p", { class: "why" }, "Replaced by ", h("a", { href: entryHref(userId, e.supersededBy), class: "id" }, e.supersededBy)),
       );
@@ -136,7 +143,7 @@ function actions(entry: MemoryEntry, userId: string, ctx: ViewContext): HTMLElem
   if (!ctx.meta.writable) {
     return h("p", { class: "notice" }, "Read-only: start ", h("code", null, "moomem ui --write"), " to forget, restore or purge memories from this page.");
   }
-  if (entry.metadata["purged"] === true) return h("p", null, "Purged: its content is gone, so there is nothing to restore.");
+  if (isPurged(entry)) return h("p", null, "Purged: its content is gone, so there is nothing to restore.");
   const run = async (path: "forget" | "restore", body: object, title: string, message: string, label: string, done: string): Promise<void> => {
     if (!(await confirmAction(title, message, label))) return;
     try {

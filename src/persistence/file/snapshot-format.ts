@@ -1,0 +1,244 @@
+// The snapshot slot format (README, "On-disk layout and recovery"): v2–v4 header + entries + footer with a CRC, and the seed's v1 (no footer), with their recovery rules.
+
+import type { EntryRecord } from "../../types.ts";
+import type { EmbedderIdentity, SnapshotSource } from "../backend.ts";
+import { entryFromJson, entryJsonText } from "../record-codec.ts";
+import { crc32Update } from "../crc32.ts";
+import { FormatError } from "./format-error.ts";
+import { decodeUtf8, encodeUtf8, type RawLine } from "../line-reader.ts";
+
+/**
+ * The snapshot version this moomem writes: its entry lines are those of entry format 4 (the store's
+ * bookkeeping in `lifecycle`; record-codec). v3 (mostly-zero vectors by their non-zero components) and v2
+ * are still read, and rewritten as v4 by the next compaction.
+ */
+export const SNAPSHOT_FORMAT_VERSION = 4;
+
+/** The seed's full-rewrite snapshot version, still read (v2 brought the footer, the count and the embedder in the header). */
+export const SEED_SNAPSHOT_VERSION = 1;
+
+/** What a snapshot's first line says. */
+export interface SnapshotHeader {
+  version: number;
+  gen: number;
+  /**
+   * v2, v3: ms since epoch of the last write the snapshot contains (null when none);
+   * v1: the seed's logical clock.
+   */
+  clock: number | null;
+  /** Number of entry lines (v2, v3; null for v1, which does not say). */
+  count: number | null;
+  /** Embedding space of the vectors (v2, v3; null for v1). */
+  embedder: EmbedderIdentity | null;
+}
+
+/** What goes into a header besides the version. */
+export interface SnapshotMeta {
+  gen: number;
+  clock: number | null;
+}
+
+/** The header line (with newline). */
+export function encodeSnapshotHeader(meta: SnapshotMeta, count: number, embedder: EmbedderIdentity): string {
+  const clock = meta.clock === null ? null : Math.round(meta.clock);
+  return `${JSON.stringify({ v: SNAPSHOT_FORMAT_VERSION, gen: meta.gen, clock, count, embedder: { id: embedder.id, dim: embedder.dim } })}\n`;
+}
+
+/** The footer line (with newline); `crc` covers every byte before it. */
+export function encodeSnapshotFooter(count: number, crc: number): string {
+  return `{"end":true,"count":${count},"crc":${crc}}\n`;
+}
+
+const FOOTER = /^\{"end":true,"count":(0|[1-9]\d{0,15}),"crc":(0|[1-9]\d{0,9})\}$/;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+}
+
+/** Reads a snapshot header line (v1, v2 or v3); throws {@link FormatError} (line 1). */
+export function parseSnapshotHeader(text: string): SnapshotHeader {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new FormatError(1, "the snapshot header is not JSON");
+  }
+  if (!isObject(value)) throw new FormatError(1, "the snapshot header is not a JSON object");
+  const version = value["v"];
+  if (typeof version !== "number") throw new FormatError(1, "the snapshot header has no version");
+  if (!Number.isInteger(version) || version < SEED_SNAPSHOT_VERSION || version > SNAPSHOT_FORMAT_VERSION) {
+    throw new FormatError(1, `snapshot format version ${version} is not supported (this moomem reads versions 1 to ${SNAPSHOT_FORMAT_VERSION})`, "version");
+  }
+  const gen = value["gen"];
+  if (!isCount(gen)) throw new FormatError(1, `the snapshot header has a bad gen (${String(gen)})`);
+  const clock = value["clock"];
+  if (version === SEED_SNAPSHOT_VERSION) {
+    if (typeof clock !== "number" || !Number.isFinite(clock)) throw new FormatError(1, `the snapshot header has a bad clock (${String(clock)})`);
+    return { version, gen, clock, count: null, embedder: null };
+  }
+  if (clock !== null && (typeof clock !== "number" || !Number.isFinite(clock))) throw new FormatError(1, `the snapshot header has a bad clock (${String(clock)})`);
+  const count = value["count"];
+  if (!isCount(count)) throw new FormatError(1, `the snapshot header has a bad count (${String(count)})`);
+  const embedder = value["embedder"];
+  if (!isObject(embedder) || typeof embedder["id"] !== "string" || !isCount(embedder["dim"])) {
+    throw new FormatError(1, "the snapshot header has a bad embedder identity");
+  }
+  return { version, gen, clock, count, embedder: { id: embedder["id"], dim: embedder["dim"] } };
+}
+
+/**
+ * The lines of a v3 snapshot of `source`, as UTF-8 bytes, one chunk per line,
+ * produced lazily (the whole snapshot is never one string). Throws a plain
+ * Error when `source` breaks its promises (count, seq order): the caller must
+ * then abandon the file it was writing.
+ */
+export function* encodeSnapshot(meta: SnapshotMeta, source: SnapshotSource): Generator<Uint8Array, void, undefined> {
+  if (!isCount(source.count)) throw new Error(`snapshot count must be a non-negative integer, got ${String(source.count)}`);
+  const header = encodeUtf8(encodeSnapshotHeader(meta, source.count, source.embedder));
+  let crc = crc32Update(0, header);
+  yield header;
+  let count = 0;
+  let lastSeq = -Infinity;
+  for (const entry of source.entries) {
+    if (!(entry.seq > lastSeq)) throw new Error(`snapshot entries must come in increasing seq order: seq ${entry.seq} came after ${lastSeq}`);
+    lastSeq = entry.seq;
+    count++;
+    if (count > source.count) break;
+    const line = encodeUtf8(`${entryJsonText(entry, true)}\n`);
+    crc = crc32Update(crc, line);
+    yield line;
+  }
+  if (count !== source.count) throw new Error(`the snapshot source promised ${source.count} entries but gave ${count > source.count ? "more" : count}`);
+  yield encodeUtf8(encodeSnapshotFooter(count, crc));
+}
+
+/** What scanning a whole slot found. */
+export interface SnapshotScan {
+  header: SnapshotHeader;
+  /** Entries read (v1: not counting a dropped half line). */
+  entries: number;
+  /** 1 when a v1 slot ended in a half-written line that was ignored, else 0. */
+  truncated: number;
+}
+
+/**
+ * Applies a slot's rules line by line.
+ * - v2, v3: every line terminated; exactly `count` entries in increasing seq
+ *   order, then the footer whose count and CRC match, then nothing. Anything
+ *   else means the slot is not complete.
+ * - v1 (seed): header, then entries; only the very last line may be bad (a
+ *   half-written line, ignored and counted); a bad or empty line before the
+ *   end is damage.
+ *
+ * With `decode: false` a v2 or v3 slot is only checked (CRC, counts), which is how
+ * the slot with the larger gen is picked when `head` is unreadable.
+ */
+export class SnapshotScanner {
+  readonly #decode: boolean;
+  #header: SnapshotHeader | null = null;
+  #crc = 0;
+  #entries = 0;
+  #lastSeq = -Infinity;
+  #footerSeen = false;
+  #pendingBad: { line: number; reason: string } | null = null;
+
+  constructor(options: { decode: boolean } = { decode: true }) {
+    this.#decode = options.decode;
+  }
+
+  /** The header, once line 1 was accepted. */
+  get header(): SnapshotHeader | null {
+    return this.#header;
+  }
+
+  /** Returns the entry a line holds (null for header/footer or when not decoding); throws {@link FormatError}. */
+  accept(line: RawLine): EntryRecord | null {
+    if (this.#header === null) {
+      if (!line.terminated) throw new FormatError(1, "the snapshot header has no newline (the slot was not completely written)");
+      const text = decodeUtf8(line.bytes);
+      if (text === null) throw new FormatError(1, "the snapshot header is not valid UTF-8");
+      this.#header = parseSnapshotHeader(text);
+      this.#crc = crc32Update(0, line.bytes);
+      this.#crc = crc32Update(this.#crc, NEWLINE);
+      return null;
+    }
+    return this.#header.version === SEED_SNAPSHOT_VERSION ? this.#acceptV1(line) : this.#acceptV2(line, this.#header.count ?? 0);
+  }
+
+  #acceptV2(line: RawLine, count: number): EntryRecord | null {
+    if (this.#footerSeen) throw new FormatError(line.number, "there is data after the footer");
+    if (!line.terminated) throw new FormatError(line.number, "no newline at the end (the slot was not completely written)");
+    if (this.#entries === count) {
+      const text = decodeUtf8(line.bytes);
+      const m = text === null ? null : FOOTER.exec(text);
+      if (m === null) throw new FormatError(line.number, `expected the footer after ${count} entries`);
+      if (Number(m[1]) !== count) throw new FormatError(line.number, `the footer counts ${m[1]} entries but the header says ${count}`);
+      if (Number(m[2]) !== this.#crc) throw new FormatError(line.number, `CRC mismatch (footer ${m[2]}, computed ${this.#crc})`);
+      this.#footerSeen = true;
+      return null;
+    }
+    this.#crc = crc32Update(this.#crc, line.bytes);
+    this.#crc = crc32Update(this.#crc, NEWLINE);
+    this.#entries++;
+    if (!this.#decode) return null;
+    return this.#entry(line);
+  }
+
+  #acceptV1(line: RawLine): EntryRecord | null {
+    if (this.#pendingBad !== null) {
+      throw new FormatError(this.#pendingBad.line, `${this.#pendingBad.reason}, and it is not the last line`);
+    }
+    if (line.bytes.length === 0) {
+      this.#pendingBad = { line: line.number, reason: "empty line" };
+      return null;
+    }
+    try {
+      const entry = this.#entry(line);
+      return entry;
+    } catch (error) {
+      if (!(error instanceof FormatError)) throw error;
+      // A seed snapshot has no footer: only the very last line may be a half-written one.
+      this.#pendingBad = { line: line.number, reason: error.message };
+      return null;
+    }
+  }
+
+  #entry(line: RawLine): EntryRecord {
+    const text = decodeUtf8(line.bytes);
+    if (text === null) throw new FormatError(line.number, "not valid UTF-8");
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw new FormatError(line.number, "not JSON");
+    }
+    let entry: EntryRecord;
+    try {
+      entry = entryFromJson(value);
+    } catch (error) {
+      throw new FormatError(line.number, error instanceof Error ? error.message : String(error));
+    }
+    if (!(entry.seq > this.#lastSeq)) throw new FormatError(line.number, `seq ${entry.seq} is not after seq ${this.#lastSeq}`);
+    this.#lastSeq = entry.seq;
+    if (this.#header?.version === SEED_SNAPSHOT_VERSION) this.#entries++;
+    return entry;
+  }
+
+  finish(): SnapshotScan {
+    const header = this.#header;
+    if (header === null) throw new FormatError(1, "the slot is empty (no header)");
+    if (header.version === SEED_SNAPSHOT_VERSION) {
+      return { header, entries: this.#entries, truncated: this.#pendingBad === null ? 0 : 1 };
+    }
+    if (!this.#footerSeen) {
+      throw new FormatError(header.count === null ? 1 : this.#entries + 2, "the footer is missing (the slot was not completely written)");
+    }
+    return { header, entries: this.#entries, truncated: 0 };
+  }
+}
+
+const NEWLINE = new Uint8Array([10]);

@@ -1,0 +1,403 @@
+// The in-memory truth of an open store: entries plus the per-user indexes derived from them.
+
+import type { EntryRecord, EntryStatus } from "../types.ts";
+import { VectorIndex } from "../indexes/vector-index.ts";
+import { Bm25Index } from "../indexes/bm25-index.ts";
+import { normalizeForDedup, tokenize } from "../text/tokenizer.ts";
+import { allFinite, normalize } from "../embedding/vector-math.ts";
+import { MoomemError, invalidArgument } from "../errors.ts";
+import { UserEntries } from "./user-entries.ts";
+
+import { MAX_TIME_MS } from "../clock.ts";
+
+export { MAX_TIME_MS };
+
+/** Statuses whose entries are searchable: recall returns only these (README, "API at a glance"). */
+export function isLive(status: EntryStatus): boolean {
+  return status === "active" || status === "unstructured";
+}
+
+/** One user's derived indexes. Nothing here is shared between users. */
+export interface UserShard {
+  readonly vectors: VectorIndex;
+  readonly keywords: Bm25Index;
+  /** Normalised content → ids of the live entries holding it (dedup; the first is the original). */
+  readonly dedup: Map<string, string[]>;
+  /** Slot key → seqs of the live entries filling it (so a judge always sees the slot's current value). */
+  readonly keys: Map<string, number[]>;
+  /** Every entry of this user (any status), in seq order. */
+  readonly entries: EntryRecord[];
+}
+
+/**
+ * Entries by id and per user, with each user's vector, BM25 and dedup indexes
+ * kept in step on every change. Records are immutable: a change puts a new
+ * object, which is what makes undo a matter of putting the old one back.
+ */
+export class EntryState {
+  readonly #dim: number;
+  /** Scratch for the unit-length copy of a vector that the vector index copies again. */
+  readonly #unit: Float32Array;
+  readonly #byId = new Map<string, EntryRecord>();
+  readonly #bySeq = new Map<number, EntryRecord>();
+  readonly #shards = new Map<string, UserShard>();
+  /** Shards whose entries were loaded but not indexed yet: a user's indexes are built when first used. */
+  readonly #unbuilt = new Set<UserShard>();
+
+  constructor(dim: number) {
+    this.#dim = dim;
+    this.#unit = new Float32Array(dim);
+  }
+
+  get size(): number {
+    return this.#byId.size;
+  }
+
+  get(id: string): EntryRecord | undefined {
+    return this.#byId.get(id);
+  }
+
+  bySeq(seq: number): EntryRecord | undefined {
+    return this.#bySeq.get(seq);
+  }
+
+  /** The entry with this id when it belongs to `userId`; undefined otherwise (another user's entry is never returned). */
+  getOf(userId: string, id: string): EntryRecord | undefined {
+    const record = this.#byId.get(id);
+    return record !== undefined && record.userId === userId ? record : undefined;
+  }
+
+  /**
+   * The entry that replaced `record`, when it is another entry of the same user. A link that names
+   * another user's entry, a missing one or the entry itself (which only a damaged or crafted file can
+   * hold) is never followed.
+   */
+  successor(record: EntryRecord): EntryRecord | undefined {
+    if (record.supersededBy === undefined || record.supersededBy === record.id) return undefined;
+    return this.getOf(record.userId, record.supersededBy);
+  }
+
+  /** The user's shard (indexes built), or undefined when the user has no entries. Never another user's. */
+  shard(userId: string): UserShard | undefined {
+    const shard = this.#shards.get(userId);
+    return shard === undefined ? undefined : this.#ensureBuilt(shard);
+  }
+
+  /** The part of the state one user's calls work on (see {@link UserEntries}). */
+  user(userId: string): UserEntries {
+    return new UserEntries(this, userId);
+  }
+
+  /** The user's entries in seq order (any status), without building the user's indexes. */
+  entriesOf(userId: string): readonly EntryRecord[] {
+    return this.#shards.get(userId)?.entries ?? [];
+  }
+
+  /**
+   * Adds a record read from storage (the latest version of an entry, in seq order) without indexing
+   * it: opening a store then costs reading it, and each user's indexes are built on first use. On a
+   * server holding many users, the ones nobody asks about never cost index time.
+   */
+  load(record: EntryRecord): void {
+    const other = this.#bySeq.get(record.seq) ?? this.#byId.get(record.id);
+    if (other !== undefined) {
+      throw new MoomemError("STORE_CORRUPTED", `entries ${other.id} (seq ${other.seq}) and ${record.id} (seq ${record.seq}) were both stored; the store's data is inconsistent`);
+    }
+    // The decoders refuse such vectors already; this keeps any other source (a host's backend) from
+    // loading one that would make building the user's indexes fail.
+    if (record.embedding !== null && !allFinite(record.embedding)) {
+      throw new MoomemError("STORE_CORRUPTED", `entry ${record.id} was stored with a vector holding NaN or Infinity; the store's data is inconsistent`);
+    }
+    let shard = this.#shards.get(record.userId);
+    if (shard === undefined) {
+      shard = this.#newShard(record.userId);
+      this.#unbuilt.add(shard);
+    }
+    insertBySeq(shard.entries, record);
+    this.#byId.set(record.id, record);
+    this.#bySeq.set(record.seq, record);
+    if (!this.#unbuilt.has(shard)) this.#index(shard, record);
+  }
+
+  /**
+   * The shard with its indexes built. They are built into new indexes that replace the empty ones
+   * only once every entry is in: a build that throws leaves the user unbuilt (the next call tries
+   * again and fails the same way) rather than marked built over a partial index.
+   */
+  #ensureBuilt(shard: UserShard): UserShard {
+    if (!this.#unbuilt.has(shard)) return shard;
+    const built = this.#emptyShard(shard.entries);
+    for (const record of shard.entries) this.#index(built, record);
+    const userId = shard.entries[0]!.userId;
+    this.#unbuilt.delete(shard);
+    this.#shards.set(userId, built);
+    return built;
+  }
+
+  users(): IterableIterator<string> {
+    return this.#shards.keys();
+  }
+
+  /** All entries in seq order (across users; for export, stats and compaction only). */
+  *all(): IterableIterator<EntryRecord> {
+    const seqs = [...this.#bySeq.keys()].sort((a, b) => a - b);
+    for (const seq of seqs) yield this.#bySeq.get(seq)!;
+  }
+
+  /**
+   * Adds a new entry and indexes it. Its id and seq must be new to the store: an insert never
+   * replaces an entry (an id collision would silently hand one entry's slot to another, possibly
+   * another user's). Every check runs before anything changes, so a refused insert leaves no trace.
+   */
+  insert(record: EntryRecord): void {
+    const sameId = this.#byId.get(record.id);
+    if (sameId !== undefined) throw refused(record, `an entry with id ${record.id} already exists (seq ${sameId.seq}); a new entry never replaces one`);
+    const sameSeq = this.#bySeq.get(record.seq);
+    if (sameSeq !== undefined) throw refused(record, `entry ${sameSeq.id} already has seq ${record.seq}`);
+    this.#checkRecord(record, undefined);
+    const shard = this.#shardFor(record.userId);
+    insertBySeq(shard.entries, record);
+    this.#byId.set(record.id, record);
+    this.#bySeq.set(record.seq, record);
+    this.#index(shard, record);
+  }
+
+  /**
+   * Replaces an existing entry by a new version (same id, same user) and updates the indexes; returns
+   * the previous version. Checked like {@link insert} first, so a refused update changes nothing.
+   */
+  put(record: EntryRecord): EntryRecord {
+    const previous = this.#byId.get(record.id);
+    if (previous === undefined) throw refused(record, `there is no entry ${record.id} to update`);
+    if (previous.userId !== record.userId) throw refused(record, `entry ${record.id} belongs to user ${previous.userId}; an update never moves an entry to another user`);
+    const other = this.#bySeq.get(record.seq);
+    if (other !== undefined && other.id !== record.id) {
+      // Two entries with one seq would make one of them vanish from compaction: refuse loudly.
+      throw new MoomemError("STORE_CORRUPTED", `entries ${other.id} and ${record.id} share seq ${record.seq}; the store's data is inconsistent`);
+    }
+    this.#checkRecord(record, previous);
+    this.#replace(previous, record);
+    return previous;
+  }
+
+  /** Puts back the version an undone change replaced, unchecked: it was in the state before (used only by {@link Change.undo}). */
+  revert(before: EntryRecord): void {
+    const current = this.#byId.get(before.id);
+    if (current === undefined) throw new Error(`revert: entry ${before.id} is not in the state`);
+    this.#replace(current, before);
+  }
+
+  #replace(previous: EntryRecord, record: EntryRecord): void {
+    const shard = this.#shardFor(record.userId);
+    this.#unindex(shard, previous);
+    const i = indexBySeq(shard.entries, previous.seq);
+    if (i >= 0) shard.entries[i] = record;
+    this.#bySeq.delete(previous.seq);
+    this.#byId.set(record.id, record);
+    this.#bySeq.set(record.seq, record);
+    this.#index(shard, record);
+  }
+
+  /**
+   * The invariants every entry written from now on keeps (entries loaded from a file are taken as
+   * they are: a store must open, and the readers never follow a bad link):
+   * - its vector, if any, is finite and has the store's dimension (or is the one it already had);
+   * - its times are numbers a JS Date can hold;
+   * - a live entry has no `supersededBy`, a superseded one has one, and no entry supersedes itself.
+   */
+  #checkRecord(record: EntryRecord, previous: EntryRecord | undefined): void {
+    const vector = record.embedding;
+    if (vector !== null && vector !== previous?.embedding) {
+      if (!(vector instanceof Float32Array) || vector.length !== this.#dim) {
+        throw refused(record, `its vector has ${vector instanceof Float32Array ? vector.length : "no"} components where the store's embedder makes ${this.#dim}`);
+      }
+      if (!allFinite(vector)) throw refused(record, "its vector holds NaN or Infinity");
+    }
+    if (record.createdAt !== previous?.createdAt) checkTime(record, "createdAt", record.createdAt);
+    if (record.updatedAt !== previous?.updatedAt) checkTime(record, "updatedAt", record.updatedAt);
+    if (record.supersededBy === record.id) throw refused(record, "it would supersede itself");
+    if (isLive(record.status) && record.supersededBy !== undefined) throw refused(record, `it is ${record.status} yet superseded by ${record.supersededBy}`);
+    if (record.status === "superseded" && record.supersededBy === undefined) throw refused(record, "it is superseded but names no entry that replaced it");
+  }
+
+  /** Removes a record entirely (used only to undo an insert). */
+  remove(id: string): void {
+    const record = this.#byId.get(id);
+    if (record === undefined) return;
+    const shard = this.#ensureBuilt(this.#shards.get(record.userId)!);
+    this.#unindex(shard, record);
+    const i = indexBySeq(shard.entries, record.seq);
+    if (i >= 0) shard.entries.splice(i, 1);
+    this.#byId.delete(id);
+    this.#bySeq.delete(record.seq);
+    if (shard.entries.length === 0) this.#shards.delete(record.userId);
+  }
+
+  #shardFor(userId: string): UserShard {
+    const shard = this.#shards.get(userId);
+    return shard === undefined ? this.#newShard(userId) : this.#ensureBuilt(shard);
+  }
+
+  #newShard(userId: string): UserShard {
+    const shard = this.#emptyShard([]);
+    this.#shards.set(userId, shard);
+    return shard;
+  }
+
+  #emptyShard(entries: EntryRecord[]): UserShard {
+    return { vectors: new VectorIndex(this.#dim), keywords: new Bm25Index(), dedup: new Map(), keys: new Map(), entries };
+  }
+
+  #index(shard: UserShard, record: EntryRecord): void {
+    if (!isLive(record.status)) return;
+    shard.keywords.add(record.seq, tokenize(record.content));
+    if (record.embedding !== null && record.embedding.length === this.#dim) {
+      // The index keeps a copy of its own: normalise in a scratch vector rather than a new one per entry.
+      this.#unit.set(record.embedding);
+      shard.vectors.add(record.seq, normalize(this.#unit));
+    }
+    const norm = normalizeForDedup(record.content);
+    const holders = shard.dedup.get(norm);
+    if (holders === undefined) shard.dedup.set(norm, [record.id]);
+    else holders.push(record.id);
+    if (record.key !== undefined) {
+      const slot = shard.keys.get(record.key);
+      if (slot === undefined) shard.keys.set(record.key, [record.seq]);
+      else slot.push(record.seq);
+    }
+  }
+
+  #unindex(shard: UserShard, record: EntryRecord): void {
+    shard.keywords.remove(record.seq);
+    shard.vectors.remove(record.seq);
+    if (!isLive(record.status)) return;
+    const norm = normalizeForDedup(record.content);
+    const holders = shard.dedup.get(norm);
+    const i = holders?.indexOf(record.id) ?? -1;
+    if (holders !== undefined && i >= 0) holders.splice(i, 1);
+    if (holders !== undefined && holders.length === 0) shard.dedup.delete(norm);
+    if (record.key !== undefined) {
+      const slot = shard.keys.get(record.key);
+      const j = slot?.indexOf(record.seq) ?? -1;
+      if (slot !== undefined && j >= 0) slot.splice(j, 1);
+      if (slot !== undefined && slot.length === 0) shard.keys.delete(record.key);
+    }
+  }
+}
+
+/** Position of the record with this seq in a seq-ordered list, or -1. */
+function indexBySeq(list: readonly EntryRecord[], seq: number): number {
+  let lo = 0;
+  let hi = list.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const s = list[mid]!.seq;
+    if (s === seq) return mid;
+    if (s < seq) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+function insertBySeq(list: EntryRecord[], record: EntryRecord): void {
+  let i = list.length;
+  while (i > 0 && list[i - 1]!.seq > record.seq) i--;
+  list.splice(i, 0, record);
+}
+
+function checkTime(record: EntryRecord, name: string, time: unknown): void {
+  if (!(typeof time === "number" && Math.abs(time) <= MAX_TIME_MS)) {
+    throw refused(record, `its ${name} (${String(time)}) is not a time a JS Date can hold (±${MAX_TIME_MS} ms around 1970)`);
+  }
+}
+
+/** The error for a record the state refuses: nothing was changed, and the message says why. */
+function refused(record: EntryRecord, why: string): MoomemError {
+  return invalidArgument(`refused to store entry ${record.id} of user ${record.userId}: ${why}; nothing was changed (a bug in moomem or in a plug-in's output)`);
+}
+
+/**
+ * Changes made by one operation, recorded so they can be undone if the write
+ * that should make them durable fails.
+ */
+export class Change {
+  readonly #state: EntryState;
+  /** The one user this change may touch (a write for one user), or null (import: any). */
+  readonly userId: string | null;
+  readonly #log: Array<{ id: string; before: EntryRecord | undefined }> = [];
+  readonly #after = new Map<string, EntryRecord>();
+
+  constructor(state: EntryState, userId: string | null = null) {
+    this.#state = state;
+    this.userId = userId;
+  }
+
+  /** Adds a new entry (its id must be new to the store). */
+  insert(record: EntryRecord): void {
+    this.#checkUser(record);
+    this.#state.insert(record);
+    this.#logged(record, undefined);
+  }
+
+  /** Replaces an existing entry by its next version. */
+  put(record: EntryRecord): void {
+    this.#checkUser(record);
+    this.#logged(record, this.#state.put(record));
+  }
+
+  /** A write for one user never touches another user's entry, whatever the code computing it does. */
+  #checkUser(record: EntryRecord): void {
+    if (this.userId !== null && record.userId !== this.userId) throw refused(record, `this write is for user ${this.userId} only`);
+  }
+
+  #logged(record: EntryRecord, before: EntryRecord | undefined): void {
+    this.#log.push({ id: record.id, before });
+    this.#after.set(record.id, record);
+  }
+
+  /**
+   * Throws when the change made a `supersededBy` link to another user's entry. Links it did not touch
+   * are not checked: forgetting an entry that a damaged file linked badly must still work. A link to
+   * an entry not in the store is let through (a partial import may bring its target later); readers
+   * follow a link only to an entry of the same user ({@link EntryState.successor}).
+   */
+  checkLinks(): void {
+    let linked: Map<string, EntryRecord> | null = null;
+    for (const record of this.#after.values()) {
+      if (record.supersededBy !== undefined) (linked ??= new Map()).set(record.id, record);
+    }
+    if (linked === null) return; // most changes (an add, an import of live entries) link nothing
+    const seen = new Set<string>();
+    for (const { id, before } of this.#log) {
+      // The first log entry of an id holds its version from before the change.
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const record = linked.get(id);
+      const target = record?.supersededBy;
+      if (record === undefined || target === undefined || before?.supersededBy === target) continue;
+      const successor = this.#state.get(target);
+      if (successor !== undefined && successor.userId !== record.userId) {
+        throw refused(record, `it would be superseded by ${target}, which is another user's entry`);
+      }
+    }
+  }
+
+  /** Every record this change created or changed, in its final version. */
+  records(): EntryRecord[] {
+    return [...this.#after.values()];
+  }
+
+  get empty(): boolean {
+    return this.#after.size === 0;
+  }
+
+  undo(): void {
+    for (let i = this.#log.length - 1; i >= 0; i--) {
+      const { id, before } = this.#log[i]!;
+      if (before === undefined) this.#state.remove(id);
+      else this.#state.revert(before);
+    }
+    this.#log.length = 0;
+    this.#after.clear();
+  }
+}
