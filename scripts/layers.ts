@@ -18,18 +18,22 @@ export interface Layer {
 
 export const LAYERS: readonly Layer[] = [
   { name: "the moomem command", units: ["cli/"] },
-  { name: "entries for integrations", units: ["mcp.ts", "ai-sdk.ts", "openai.ts", "postgres.ts"] },
+  { name: "entries for integrations", units: ["mcp.ts", "ai-sdk.ts", "openai.ts", "postgres.ts", "testing.ts"] },
   { name: "servers over a store", units: ["mcp/", "inspector/"] },
+  // The faces build on the public surface: they import the entries below them, never the rooms behind MemoryStore.
+  { name: "agent tools and providers", units: ["integrations/", "adapters/"] },
   { name: "runtime entries", units: ["node.ts", "browser.ts"] },
   { name: "universal entry", units: ["index.ts"] },
-  { name: "agent tools and providers", units: ["integrations/", "adapters/"] },
   { name: "prompt blocks", units: ["context/"] },
   { name: "the store", units: ["store/"] },
-  { name: "the add pipeline", units: ["ingest/"] },
+  { name: "the work of each call", units: ["ingest/", "recall/", "transfer/"] },
+  { name: "entries in memory", units: ["state/"] },
   { name: "search", units: ["fusion/", "indexes/"] },
-  { name: "embedding", units: ["embedding/"] },
-  // Below embedding/ because embedding/stored-embedder.ts takes the EmbedderIdentity type from persistence/backend.ts.
+  { name: "backend conformance suite", units: ["testing/"] },
   { name: "storage", units: ["persistence/"] },
+  // Below persistence/ because persistence/base64.ts checks vectors with embedding/vector-math.ts.
+  { name: "embedding", units: ["embedding/"] },
+  { name: "checks", units: ["validation/"] },
   { name: "text and time", units: ["text/", "clock.ts"] },
   { name: "shared shapes", units: ["types.ts", "errors.ts", "describe-value.ts"] },
 ];

@@ -1,8 +1,10 @@
 // An embedder that takes on the identity a store recorded, for tools that only read or edit what is stored.
 
 import { MoomemError } from "../errors.ts";
-import type { EmbedderIdentity } from "../persistence/backend.ts";
 import type { Embedder } from "../types.ts";
+
+/** What a store records about the embedder that made its vectors (the shape of persistence/backend.ts's `EmbedderIdentity`). */
+type StoredIdentity = { id: string; dim: number };
 import { HashingEmbedder } from "./hashing-embedder.ts";
 
 /**
@@ -18,7 +20,7 @@ import { HashingEmbedder } from "./hashing-embedder.ts";
  */
 export class StoredEmbedder implements Embedder {
   readonly #builtIn = new HashingEmbedder();
-  #stored: EmbedderIdentity | null = null;
+  #stored: StoredIdentity | null = null;
 
   get dim(): number {
     return this.#stored?.dim ?? this.#builtIn.dim;
@@ -29,7 +31,7 @@ export class StoredEmbedder implements Embedder {
   }
 
   /** Takes on the identity the store recorded (null: none yet). Called by the store when it opens. */
-  adopt(stored: EmbedderIdentity | null): void {
+  adopt(stored: StoredIdentity | null): void {
     const builtIn = stored === null || (stored.id === this.#builtIn.id && stored.dim === this.#builtIn.dim);
     this.#stored = builtIn ? null : { id: stored.id, dim: stored.dim };
   }

@@ -170,11 +170,8 @@ export class EntryState {
     const previous = this.#byId.get(record.id);
     if (previous === undefined) throw refused(record, `there is no entry ${record.id} to update`);
     if (previous.userId !== record.userId) throw refused(record, `entry ${record.id} belongs to user ${previous.userId}; an update never moves an entry to another user`);
-    const other = this.#bySeq.get(record.seq);
-    if (other !== undefined && other.id !== record.id) {
-      // Two entries with one seq would make one of them vanish from compaction: refuse loudly.
-      throw new MoomemError("STORE_CORRUPTED", `entries ${other.id} and ${record.id} share seq ${record.seq}; the store's data is inconsistent`);
-    }
+    // A user's entries are kept in seq order and found by seq: an entry keeps its seq for life.
+    if (previous.seq !== record.seq) throw refused(record, `entry ${record.id} has seq ${previous.seq}; an update never gives an entry another seq`);
     this.#checkRecord(record, previous);
     this.#replace(previous, record);
     return previous;

@@ -1,7 +1,7 @@
 // EntryState and Change on their own: every write keeps entries, per-user shards and their indexes in step, and undo puts back exactly what was there.
 
 import { describe, it, expect } from "vitest";
-import { Change, EntryState } from "../../src/store/entry-state.ts";
+import { Change, EntryState } from "../../src/state/entry-state.ts";
 import type { EntryRecord, EntryStatus } from "../../src/types.ts";
 import { MoomemError } from "../../src/errors.ts";
 import { normalizeForDedup, tokenize } from "../../src/text/tokenizer.ts";
@@ -34,6 +34,7 @@ function rec(id: string, seq: number, userId = "ann", extra: Partial<EntryRecord
     updatedAt: 1_700_000_000_000 + seq,
     seq,
     metadata: {},
+    lifecycle: {},
     embedding: Float32Array.of(1, 0.5, 0.25, 0.125),
     ...extra,
   };
@@ -163,8 +164,8 @@ describe("EntryState: indexes follow every write", () => {
       throwsWith(attempt, "INVALID_ARGUMENT", why);
       expect(observe(state)).toEqual(before);
     }
-    // Two entries with one seq is damage, not a bad argument.
-    throwsWith(() => state.put(rec("a", 2)), "STORE_CORRUPTED", "share seq 2");
+    // Taking another entry's seq is a seq change like any other (two entries with one seq cannot arise).
+    throwsWith(() => state.put(rec("a", 2)), "INVALID_ARGUMENT", "never gives an entry another seq");
     expect(observe(state)).toEqual(before);
   });
 
@@ -178,20 +179,17 @@ describe("EntryState: indexes follow every write", () => {
     expect(state.get("a")!.status).toBe("deleted");
   });
 
-  // Fails on c82b904: the entry keeps its old place ([5, 2, 3]), and the binary search behind later puts
-  // and removals then misses entries. No caller changes a seq today (a follower removes and loads an entry
-  // that moved), but seqs handed out by the backend (docs/decisions.md, "PostgreSQL") will. Unskip once
-  // `put` either refuses a seq change or moves the entry to its place.
-  it.skip("a put that gives an entry another seq keeps the user's entries in seq order", () => {
+  // On c82b904 this put was taken: the entry kept its old place ([5, 2, 3]), and the binary search behind
+  // later puts and removals then missed entries. An entry now keeps its seq for life.
+  it("refuses a put that gives an entry another seq, and changes nothing", () => {
     const state = new EntryState(DIM);
     state.insert(rec("a", 1));
     state.insert(rec("b", 2));
     state.insert(rec("c", 3));
-    state.put(rec("a", 5));
-    expect(state.entriesOf("ann").map((r) => r.seq)).toEqual([2, 3, 5]);
-    expect(state.bySeq(1)).toBeUndefined();
-    expect(state.bySeq(5)?.id).toBe("a");
-    expect([...state.all()].map((r) => r.id)).toEqual(["b", "c", "a"]);
+    throwsWith(() => state.put(rec("a", 5)), "INVALID_ARGUMENT", /never gives an entry another seq/);
+    expect(state.entriesOf("ann").map((r) => r.seq)).toEqual([1, 2, 3]);
+    expect(state.bySeq(5)).toBeUndefined();
+    expect(state.bySeq(1)?.id).toBe("a");
   });
 });
 
@@ -434,6 +432,7 @@ describe("EntryState against a reference model (seeded, bounded by runs)", () =>
       updatedAt: seq,
       seq,
       metadata: {},
+      lifecycle: {},
       embedding: randomVector(w.rand),
     };
     if (w.rand() < 0.4) record.key = pick(w.rand, KEYS);

@@ -2,7 +2,7 @@
 
 import { describe, it, expect } from "vitest";
 import { WriteQueue, MAX_BATCH_ENTRIES } from "../../src/store/write-queue.ts";
-import { EntryState, type Change } from "../../src/store/entry-state.ts";
+import { EntryState, type Change } from "../../src/state/entry-state.ts";
 import type { Batch, BackendStats, LoadedState, PersistenceBackend } from "../../src/persistence/backend.ts";
 import type { EntryRecord } from "../../src/types.ts";
 import { MoomemError } from "../../src/errors.ts";
@@ -22,6 +22,7 @@ function rec(id: string, seq: number, userId = "ann", extra: Partial<EntryRecord
     updatedAt: 1_700_000_000_000,
     seq,
     metadata: {},
+    lifecycle: {},
     embedding: Float32Array.of(1, 0.5, 0.25, seq % 7),
     ...extra,
   };
