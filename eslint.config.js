@@ -1,4 +1,4 @@
-// Lint rules: typescript-eslint's recommended set, no empty catch, no Node built-ins in the runtime-neutral core,
+// Lint rules: typescript-eslint's recommended set, type-aware promise and throw rules on src/, no empty catch, no Node built-ins in the runtime-neutral core,
 // and the faces (CLI, MCP, AI SDK tools, inspector, …) on the public surface only.
 
 import js from "@eslint/js";
@@ -70,6 +70,23 @@ export default defineConfig(
     rules: {
       "no-empty": ["error", { allowEmptyCatch: false }],
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "all", caughtErrorsIgnorePattern: "^_" }],
+    },
+  },
+  {
+    // Type-aware rules on the library's own code: a promise is awaited, handled or returned, never dropped
+    // or passed where a plain value is expected; only Error objects are thrown or rejected.
+    files: ["src/**/*.ts"],
+    ignores: ["**/*.test.ts"],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/no-misused-promises": "error",
+      "@typescript-eslint/await-thenable": "error",
+      // A caught value (typed unknown) may be thrown or rejected again as it came.
+      "@typescript-eslint/only-throw-error": ["error", { allowThrowingUnknown: true }],
+      "@typescript-eslint/prefer-promise-reject-errors": ["error", { allowThrowingUnknown: true }],
+      "@typescript-eslint/no-unnecessary-type-assertion": "error",
+      "@typescript-eslint/switch-exhaustiveness-check": ["error", { considerDefaultExhaustiveForUnions: true }],
     },
   },
   {

@@ -25,6 +25,8 @@ export function describeValue(value: unknown, maxChars = 40): string {
       return "a symbol";
     case "function":
       return "a function";
+    case "object":
+      break;
   }
   if (value === null) return "null";
   try {

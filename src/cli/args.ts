@@ -74,7 +74,7 @@ export function parseCommandArgs(args: readonly string[], specs: OptionSpecs, co
   }
   try {
     const { values, positionals } = parseArgs({ args: [...args], options: config, allowPositionals: true, strict: true });
-    return { values: values as OptionValues, positionals };
+    return { values: values, positionals };
   } catch (error) {
     // parseArgs reports ERR_PARSE_ARGS_* TypeErrors: bad input, not a crash.
     const unknown = /^Unknown option '([^']+)'/.exec(errorMessage(error));

@@ -172,7 +172,7 @@ export type McpToolsStore = Pick<MemoryStore, "add" | "recall" | "forget" | "lis
  */
 export async function callMemoryTool(store: McpToolsStore, scope: McpUserScope, name: string, args: unknown, now: () => number = Date.now): Promise<McpToolResult> {
   try {
-    const pinned = checkMcpScope(scope as { userId?: unknown; anyUser?: unknown }, "callMemoryTool");
+    const pinned = checkMcpScope(scope, "callMemoryTool");
     const tools = memoryToolDefinitions(pinned);
     const tool = tools.find((t) => t.name === name);
     if (tool === undefined) throw invalidArgument(`unknown tool ${JSON.stringify(name)}; the tools are ${tools.map((t) => t.name).join(", ")}`);

@@ -99,12 +99,13 @@ export async function runMcpServer(options: McpServerOptions): Promise<void> {
     transport.onclose = stop;
     signal?.addEventListener("abort", stop, { once: true });
   });
-  let failure: unknown = null;
+  // Boxed: a caught value may be anything, null included.
+  let failure: { error: unknown } | null = null;
   try {
     await server.connect(transport);
     await stopped;
   } catch (error) {
-    failure = error;
+    failure = { error };
   }
   let closeError: unknown = null;
   try {
@@ -114,7 +115,7 @@ export async function runMcpServer(options: McpServerOptions): Promise<void> {
   }
   // The store is closed even when serving or closing the transport failed (a store error then wins: it matters more).
   await store.close();
-  if (failure !== null) throw failure;
+  if (failure !== null) throw failure.error;
   if (closeError !== null) throw new MoomemError("IO_FAILURE", `runMcpServer: closing the MCP connection failed: ${describeError(closeError)}`, { cause: closeError });
 }
 

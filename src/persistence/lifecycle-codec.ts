@@ -26,7 +26,7 @@ interface Field {
 
 const text = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 const time = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
-const ids = (v: unknown): string[] | undefined => (Array.isArray(v) && v.every((id) => typeof id === "string") ? [...(v as string[])] : undefined);
+const ids = (v: unknown): string[] | undefined => (Array.isArray(v) && v.every((id) => typeof id === "string") ? [...(v)] : undefined);
 const status = (v: unknown): EntryStatus | undefined => (ENTRY_STATUSES.includes(v as EntryStatus) ? (v as EntryStatus) : undefined);
 const truncated = (v: unknown): { originalChars: number } | undefined => {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return undefined;
@@ -73,14 +73,14 @@ export function lifecycleToJson(lifecycle: EntryLifecycle): LifecycleJson {
   const out: LifecycleJson = {};
   for (const field of FIELDS) {
     const value = lifecycle[field.key];
-    if (value !== undefined) out[field.name] = value as JsonValue;
+    if (value !== undefined) out[field.name] = value;
   }
   return out;
 }
 
 /** Reads a persisted lifecycle object; throws a plain `Error` naming the bad field (the record codec names the line). */
 export function lifecycleFromJson(value: unknown): EntryLifecycle {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Error(`field "lifecycle" is invalid (${JSON.stringify(value as JsonValue)})`);
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Error(`field "lifecycle" is invalid (${JSON.stringify(value)})`);
   const out: EntryLifecycle = {};
   for (const [name, raw] of Object.entries(value)) {
     const field = BY_NAME.get(name);

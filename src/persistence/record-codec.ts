@@ -1,6 +1,6 @@
 // One entry <-> its persisted JSON object (snake_case, as on disk and in exports).
 
-import type { EntryKind, EntryLifecycle, EntryRecord, EntryStatus, JsonValue, Metadata } from "../types.ts";
+import type { EntryKind, EntryLifecycle, EntryRecord, EntryStatus, Metadata } from "../types.ts";
 import { ENTRY_KINDS, ENTRY_STATUSES } from "../types.ts";
 import { base64ToVector, sparseBase64ToVector, vectorToBase64, vectorToSparseBase64 } from "./base64.ts";
 import { copyLifecycle, foldLegacy, lifecycleFromJson, lifecycleToJson, liftLegacy, type LifecycleJson } from "./lifecycle-codec.ts";
@@ -56,7 +56,7 @@ export function entryToJson(entry: EntryRecord, legacy = false): EntryJson {
 
 /** An entry's lifecycle; none (a record a host built before entry format 4 and hands a backend directly) is an empty one. */
 function lifecycleOf(entry: EntryRecord): EntryLifecycle {
-  return (entry.lifecycle as EntryLifecycle | undefined) ?? {};
+  return (entry.lifecycle) ?? {};
 }
 
 /** The fields that come before `embedding`, in their on-disk order. */
@@ -207,7 +207,7 @@ function num(o: Record<string, unknown>, field: string): number {
 }
 
 function fail(field: string, value: unknown): never {
-  throw new Error(`field "${field}" is invalid (${JSON.stringify(value as JsonValue) ?? String(value)})`);
+  throw new Error(`field "${field}" is invalid (${JSON.stringify(value) ?? String(value)})`);
 }
 
 /** Deep copy of an entry, so callers never share mutable state with the store. */

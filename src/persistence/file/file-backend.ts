@@ -847,7 +847,8 @@ export class FileBackend implements PersistenceBackend {
       this.#timer = null;
     }
     // Wait for a write or background sync in flight; then make the unsynced tail durable ("interval"/"none").
-    let failure: MoomemError | null = null;
+    // Typed by the assertion, not narrowed to null: the callback below may set it.
+    let failure = null as MoomemError | null;
     await this.#exclusive(async () => {
       const journal = this.#journal;
       this.#journal = null;

@@ -298,12 +298,13 @@ export class FileLock {
     this.#heartbeat = null;
     const fs = this.#fs;
     const point = `${this.#dir}/${lockPointName(this.#number)}`;
-    let failure: unknown = null;
+    // The first error, boxed: a caught value may be anything, null included.
+    let failure: { error: unknown } | null = null as { error: unknown } | null;
     const step = async (run: () => Promise<unknown>): Promise<void> => {
       try {
         await run();
       } catch (error) {
-        failure ??= error;
+        failure ??= { error };
       }
     };
     if (this.#lost === null) {
@@ -323,7 +324,7 @@ export class FileLock {
     await step(() => fs.unlink(`${point}.info`));
     // Whatever failed above, the socket closes: from now on the point reads as dead.
     await this.#listener?.close();
-    if (failure !== null) throw failure;
+    if (failure !== null) throw failure.error;
   }
 }
 

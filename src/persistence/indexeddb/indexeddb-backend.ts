@@ -1,7 +1,7 @@
 // The browser backend: entries and store metadata in IndexedDB, one transaction per write group.
 
 import type { BackendStats, Batch, EmbedderIdentity, LoadedState, PersistenceBackend, RefreshedState, SnapshotSource } from "../backend.ts";
-import type { EntryRecord, JsonValue } from "../../types.ts";
+import type { EntryRecord } from "../../types.ts";
 import { MoomemError, describeError, invalidArgument } from "../../errors.ts";
 import { entryFromJson, entryToJson, type EntryJson } from "../record-codec.ts";
 
@@ -332,7 +332,7 @@ export class IndexedDbBackend implements PersistenceBackend {
         entry = entryFromJson(value);
       } catch (error) {
         const id = typeof value === "object" && value !== null ? (value as { id?: unknown }).id : undefined;
-        throw new MoomemError("STORE_CORRUPTED", `${this.location}: stored entry ${i + 1} (id ${JSON.stringify(id as JsonValue) ?? "?"}) cannot be read: ${describeError(error)}`, { cause: error });
+        throw new MoomemError("STORE_CORRUPTED", `${this.location}: stored entry ${i + 1} (id ${JSON.stringify(id) ?? "?"}) cannot be read: ${describeError(error)}`, { cause: error });
       }
       entries.push(entry);
       this.#track(entry.id, value);
@@ -354,7 +354,7 @@ export class IndexedDbBackend implements PersistenceBackend {
     if (typeof value !== "object" || value === null) return bad("is missing");
     const o = value as Record<string, unknown>;
     const format = o["format"];
-    if (typeof format !== "number" || !Number.isSafeInteger(format) || format < 1) return bad(`has an invalid format ${JSON.stringify(format as JsonValue) ?? "?"}`);
+    if (typeof format !== "number" || !Number.isSafeInteger(format) || format < 1) return bad(`has an invalid format ${JSON.stringify(format) ?? "?"}`);
     if (format > INDEXEDDB_FORMAT_VERSION) {
       throw new MoomemError("STORE_CORRUPTED", `${this.location} holds format version ${format}, newer than the ${INDEXEDDB_FORMAT_VERSION} this moomem reads; upgrade moomem to open it`);
     }
@@ -364,13 +364,13 @@ export class IndexedDbBackend implements PersistenceBackend {
     if (embedder !== null && embedder !== undefined) {
       const e = embedder as Record<string, unknown>;
       if (typeof e !== "object" || typeof e["id"] !== "string" || typeof e["dim"] !== "number" || !Number.isSafeInteger(e["dim"])) {
-        return bad(`has an invalid embedder ${JSON.stringify(embedder as JsonValue)}`);
+        return bad(`has an invalid embedder ${JSON.stringify(embedder)}`);
       }
       identity = { id: e["id"], dim: e["dim"] };
     }
     const lastWriteAt = o["lastWriteAt"];
     if (lastWriteAt !== null && lastWriteAt !== undefined && (typeof lastWriteAt !== "number" || !Number.isFinite(lastWriteAt))) {
-      return bad(`has an invalid lastWriteAt ${JSON.stringify(lastWriteAt as JsonValue)}`);
+      return bad(`has an invalid lastWriteAt ${JSON.stringify(lastWriteAt)}`);
     }
     return { format, embedder: identity, lastWriteAt: typeof lastWriteAt === "number" ? lastWriteAt : null };
   }
