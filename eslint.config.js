@@ -7,10 +7,38 @@ import tseslint from "typescript-eslint";
 
 // Node built-ins, with and without the node: prefix, so `import "fs"` cannot sneak in either.
 const NODE_BUILTINS = [
-  "assert", "async_hooks", "buffer", "child_process", "cluster", "crypto", "dgram", "dns", "events",
-  "fs", "fs/promises", "http", "http2", "https", "module", "net", "os", "path", "perf_hooks", "process",
-  "readline", "stream", "string_decoder", "timers", "tls", "tty", "url", "util", "v8", "vm",
-  "worker_threads", "zlib",
+  "assert",
+  "async_hooks",
+  "buffer",
+  "child_process",
+  "cluster",
+  "crypto",
+  "dgram",
+  "dns",
+  "events",
+  "fs",
+  "fs/promises",
+  "http",
+  "http2",
+  "https",
+  "module",
+  "net",
+  "os",
+  "path",
+  "perf_hooks",
+  "process",
+  "readline",
+  "stream",
+  "string_decoder",
+  "timers",
+  "tls",
+  "tty",
+  "url",
+  "util",
+  "v8",
+  "vm",
+  "worker_threads",
+  "zlib",
 ];
 
 const nodeImportPaths = NODE_BUILTINS.map((name) => ({
@@ -28,7 +56,8 @@ const nodeImportPattern = {
 // interface, which only the CLI uses). The rooms behind MemoryStore can then change freely.
 const publicSurfacePattern = {
   regex: "^(\\.\\./)+((store|state|ingest|recall|transfer|persistence|indexes|fusion)/|embedding/(?!stored-embedder\\.ts$)|text/(?!context-markers\\.ts$))",
-  message: "Faces use the public surface only: import from the entries (index.ts, node.ts), types.ts, errors.ts or validation/ (docs/architecture.md, \"Where to add things\").",
+  message:
+    'Faces use the public surface only: import from the entries (index.ts, node.ts), types.ts, errors.ts or validation/ (docs/architecture.md, "Where to add things").',
 };
 
 const noNodeImports = {
@@ -69,7 +98,10 @@ export default defineConfig(
   {
     rules: {
       "no-empty": ["error", { allowEmptyCatch: false }],
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "all", caughtErrorsIgnorePattern: "^_" }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "all", caughtErrorsIgnorePattern: "^_" },
+      ],
     },
   },
   {

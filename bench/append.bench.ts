@@ -19,7 +19,28 @@ const USERS = 1000;
 const embedder = new HashingEmbedder();
 const identity = { id: embedder.id, dim: embedder.dim };
 
-const VOCAB = ["coffee", "peanuts", "Berlin", "nurse", "violin", "daughter", "hiking", "vegetarian", "Tuesday", "meeting", "allergic", "likes", "works", "lives", "moved", "prefers", "tea", "Shanghai", "火锅", "喜欢"];
+const VOCAB = [
+  "coffee",
+  "peanuts",
+  "Berlin",
+  "nurse",
+  "violin",
+  "daughter",
+  "hiking",
+  "vegetarian",
+  "Tuesday",
+  "meeting",
+  "allergic",
+  "likes",
+  "works",
+  "lives",
+  "moved",
+  "prefers",
+  "tea",
+  "Shanghai",
+  "火锅",
+  "喜欢",
+];
 
 function text(i: number): string {
   const words: string[] = [];
@@ -172,7 +193,9 @@ for (const mode of MODES) {
   const small = rows.find((r) => r.mode === mode && r.n === SIZES[0]);
   const large = rows.find((r) => r.mode === mode && r.n === SIZES[SIZES.length - 1]);
   if (small !== undefined && large !== undefined && small !== large) {
-    console.log(`sync ${mode}: backend append at ${large.n} / at ${small.n} = ${(large.backendAdd / small.backendAdd).toFixed(2)}x; store add ${(large.storeAdd / small.storeAdd).toFixed(2)}x`);
+    console.log(
+      `sync ${mode}: backend append at ${large.n} / at ${small.n} = ${(large.backendAdd / small.backendAdd).toFixed(2)}x; store add ${(large.storeAdd / small.storeAdd).toFixed(2)}x`,
+    );
   }
 }
 console.log("\nopen time and size");

@@ -28,9 +28,24 @@ async function side(tree: string, name: string): Promise<Side> {
 }
 const sides = [await side(treeA, "A " + treeA), await side(treeB, "B " + treeB)];
 const root = mkdtempSync(join(tmpdir(), "ab-"));
-const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]!; };
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+};
 function entry(i: number, seq: number) {
-  return { id: `e${i}`, userId: `u${i % 50}`, content: `fact ${i} about coffee and Berlin and violin`, kind: "fact", status: "active", createdAt: 1, updatedAt: 1, seq, metadata: {}, lifecycle: {}, embedding: null };
+  return {
+    id: `e${i}`,
+    userId: `u${i % 50}`,
+    content: `fact ${i} about coffee and Berlin and violin`,
+    kind: "fact",
+    status: "active",
+    createdAt: 1,
+    updatedAt: 1,
+    seq,
+    metadata: {},
+    lifecycle: {},
+    embedding: null,
+  };
 }
 for (const mode of ["always", "none"] as const) {
   const backends = [];
@@ -52,11 +67,18 @@ for (const mode of ["always", "none"] as const) {
     }
   }
   for (const b of backends) await b.close();
-  console.log(`FileBackend.append sync ${mode}: median A ${(median(times[0]!) * 1000).toFixed(0)} µs, B ${(median(times[1]!) * 1000).toFixed(0)} µs (${times[0]!.length} each)`);
+  console.log(
+    `FileBackend.append sync ${mode}: median A ${(median(times[0]!) * 1000).toFixed(0)} µs, B ${(median(times[1]!) * 1000).toFixed(0)} µs (${times[0]!.length} each)`,
+  );
 }
 {
   const stores = [];
-  for (const s of sides) stores.push(await s.MemoryStore.open(join(root, `store-${s.name.slice(0, 1)}`), { backend: new s.FileBackend(join(root, `store-${s.name.slice(0, 1)}`), { sync: "always" }) }));
+  for (const s of sides)
+    stores.push(
+      await s.MemoryStore.open(join(root, `store-${s.name.slice(0, 1)}`), {
+        backend: new s.FileBackend(join(root, `store-${s.name.slice(0, 1)}`), { sync: "always" }),
+      }),
+    );
   const times: number[][] = [[], []];
   let n = 0;
   for (let block = 0; block < BLOCKS; block++) {
@@ -70,7 +92,9 @@ for (const mode of ["always", "none"] as const) {
     }
   }
   for (const s of stores) await s.close();
-  console.log(`MemoryStore.add sync always: median A ${(median(times[0]!) * 1000).toFixed(0)} µs, B ${(median(times[1]!) * 1000).toFixed(0)} µs; adds/s A ${(1000 / median(times[0]!)).toFixed(0)}, B ${(1000 / median(times[1]!)).toFixed(0)}`);
+  console.log(
+    `MemoryStore.add sync always: median A ${(median(times[0]!) * 1000).toFixed(0)} µs, B ${(median(times[1]!) * 1000).toFixed(0)} µs; adds/s A ${(1000 / median(times[0]!)).toFixed(0)}, B ${(1000 / median(times[1]!)).toFixed(0)}`,
+  );
 }
 {
   const times: number[][] = [[], []];

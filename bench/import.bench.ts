@@ -23,7 +23,19 @@ const identity = { id: embedder.id, dim: embedder.dim };
 
 function record(i: number, users: number, content: string, vector: Float32Array | null): EntryRecord {
   const t = Date.UTC(2025, 0, 1) + i;
-  return { id: makeEntryId(i + 1), userId: `user-${i % users}`, content, kind: "unstructured", status: "active", createdAt: t, updatedAt: t, seq: i + 1, metadata: {}, lifecycle: {}, embedding: vector };
+  return {
+    id: makeEntryId(i + 1),
+    userId: `user-${i % users}`,
+    content,
+    kind: "unstructured",
+    status: "active",
+    createdAt: t,
+    updatedAt: t,
+    seq: i + 1,
+    metadata: {},
+    lifecycle: {},
+    embedding: vector,
+  };
 }
 
 function exportText(records: EntryRecord[]): string {
@@ -91,7 +103,9 @@ async function main(): Promise<void> {
       cpu.push(result.cpuMs);
       error = result.error;
     }
-    console.log(`one ${mib} MiB line (${text.length} chars, 64 KiB chunks): ${median(runs).toFixed(0)} ms wall, ${median(cpu).toFixed(0)} ms CPU (median of 3)${error === undefined ? "" : `, rejected: ${error}`}`);
+    console.log(
+      `one ${mib} MiB line (${text.length} chars, 64 KiB chunks): ${median(runs).toFixed(0)} ms wall, ${median(cpu).toFixed(0)} ms CPU (median of 3)${error === undefined ? "" : `, rejected: ${error}`}`,
+    );
   }
   // The CLI path: `moomem import <file>` on one long line, in a child process.
   // CLI_MIB=100 shows the limit: a line over 16 MiB + 6 × maxContentChars is refused, naming it.
@@ -102,7 +116,9 @@ async function main(): Promise<void> {
     writeFileSync(file, exportText([record(0, 1, "word ".repeat((cliMib * 1024 * 1024) / 5), null)]));
     const started = performance.now();
     const run = spawnSync(process.execPath, ["--import", "tsx", "src/cli/main.ts", "--dir", join(dir, "store"), "import", file], { encoding: "utf8" });
-    console.log(`moomem import of one ${cliMib} MiB line (CLI, tsx start included): ${(performance.now() - started).toFixed(0)} ms, exit ${run.status}: ${(run.stdout + run.stderr).trim().slice(0, 200)}`);
+    console.log(
+      `moomem import of one ${cliMib} MiB line (CLI, tsx start included): ${(performance.now() - started).toFixed(0)} ms, exit ${run.status}: ${(run.stdout + run.stderr).trim().slice(0, 200)}`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -23,7 +23,8 @@ const option = (name: string, fallback: number): number => {
 const ENTRIES = option("entries", 100_000);
 const RUNS = option("runs", 20);
 
-const WORDS = "tea coffee shenzhen beijing chess cello marathon daughter school nurse berlin peanuts allergy job moved likes prefers morning evening weekend".split(" ");
+const WORDS =
+  "tea coffee shenzhen beijing chess cello marathon daughter school nurse berlin peanuts allergy job moved likes prefers morning evening weekend".split(" ");
 const STATUSES: EntryStatus[] = ["active", "active", "active", "superseded", "deleted", "unstructured"];
 const KINDS: EntryKind[] = ["fact", "preference", "event"];
 
@@ -76,13 +77,19 @@ async function main(): Promise<void> {
       ["entries: status=superseded", "api/users/big/entries?status=superseded"],
       ["entries: content contains", "api/users/big/entries?text=cello%20marathon"],
       ["entries: metadata {channel: voice}", `api/users/big/entries?metadata=${encodeURIComponent('{"channel":"voice"}')}`],
-      ["entries: key + time range, by created asc", `api/users/big/entries?key=slot_7&since=${Date.UTC(2024, 0, 20)}&until=${Date.UTC(2024, 1, 20)}&sort=createdAt&order=asc`],
+      [
+        "entries: key + time range, by created asc",
+        `api/users/big/entries?key=slot_7&since=${Date.UTC(2024, 0, 20)}&until=${Date.UTC(2024, 1, 20)}&sort=createdAt&order=asc`,
+      ],
       ["entries: 200 rows", "api/users/big/entries?limit=200"],
       ["users page", "api/users"],
-      ["one memory + history", async () => {
-        const page = (await (await fetch(`${server.url}api/users/big/entries?limit=1`)).json()) as { entries: Array<{ id: string }> };
-        return `api/users/big/entries/${page.entries[0]!.id}`;
-      }],
+      [
+        "one memory + history",
+        async () => {
+          const page = (await (await fetch(`${server.url}api/users/big/entries?limit=1`)).json()) as { entries: Array<{ id: string }> };
+          return `api/users/big/entries/${page.entries[0]!.id}`;
+        },
+      ],
       ["recall topK 10 (hybrid), first builds the index", "api/users/big/recall?q=tea%20in%20the%20morning"],
       ["stats", "api/stats"],
     ];
@@ -103,13 +110,16 @@ async function main(): Promise<void> {
       }
       const sorted = [...times].sort((a, b) => a - b);
       const ms = (n: number): string => `${n.toFixed(1)} ms`;
-      console.log(`${name.padEnd(50)} ${ms(times[0]!).padStart(10)} ${ms(sorted[Math.floor(sorted.length / 2)]!).padStart(9)} ${ms(sorted[sorted.length - 1]!).padStart(9)} ${String(bytes).padStart(7)}`);
+      console.log(
+        `${name.padEnd(50)} ${ms(times[0]!).padStart(10)} ${ms(sorted[Math.floor(sorted.length / 2)]!).padStart(9)} ${ms(sorted[sorted.length - 1]!).padStart(9)} ${String(bytes).padStart(7)}`,
+      );
     }
     // Another process writes; how long until the inspector has read it in (what the page's 2 s poll then shows).
     const agent = await MemoryStore.open(dir, { sync: "none" });
     await agent.add("big", "a new memory written while the page is open");
     await agent.close();
-    const generation = async (): Promise<number> => ((await (await fetch(`${server.url}api/version`)).json()) as { follow: { generation: number } }).follow.generation;
+    const generation = async (): Promise<number> =>
+      ((await (await fetch(`${server.url}api/version`)).json()) as { follow: { generation: number } }).follow.generation;
     const before = await generation();
     const t = performance.now();
     let answered = 0;
@@ -117,7 +127,9 @@ async function main(): Promise<void> {
       answered++;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    console.log(`after another process wrote: read in after ${(performance.now() - t).toFixed(0)} ms (${answered} polls answered meanwhile from the older state)`);
+    console.log(
+      `after another process wrote: read in after ${(performance.now() - t).toFixed(0)} ms (${answered} polls answered meanwhile from the older state)`,
+    );
     const fresh = performance.now();
     await fetch(`${server.url}api/users/big/entries`);
     console.log(`then the entries page (lists the user again): ${(performance.now() - fresh).toFixed(0)} ms`);

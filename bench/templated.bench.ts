@@ -45,7 +45,9 @@ async function main(): Promise<void> {
   const stats = await mem.stats();
   await mem.close();
   console.log(`extractor ${stats.extractorMode}: ${adds} adds over ${users} users in ${seconds.toFixed(1)} s (${Math.round(adds / seconds)} adds/s)`);
-  console.log(`inserted ${inserted}, superseded ${stats.superseded} (${((100 * stats.superseded) / Math.max(1, stats.total)).toFixed(2)} %), active ${stats.active}; conflict flags raised ${conflicts}; supersedes reported by add ${superseded}`);
+  console.log(
+    `inserted ${inserted}, superseded ${stats.superseded} (${((100 * stats.superseded) / Math.max(1, stats.total)).toFixed(2)} %), active ${stats.active}; conflict flags raised ${conflicts}; supersedes reported by add ${superseded}`,
+  );
 }
 
 await main();

@@ -33,12 +33,17 @@ export function compareRuns(before: Saved, after: Saved, metrics: readonly strin
       if (ha[i]!.conv !== hb[i]!.conv || ha[i]!.index !== hb[i]!.index) throw new Error("the runs are not on the same questions");
     }
     for (const metric of metrics) {
-      const c = pairedBootstrap(ha.map((r) => metricValue(r, metric)), hb.map((r) => metricValue(r, metric)));
+      const c = pairedBootstrap(
+        ha.map((r) => metricValue(r, metric)),
+        hb.map((r) => metricValue(r, metric)),
+      );
       const convs = [...new Set(ha.map((r) => r.conv))];
       let up = 0;
       let down = 0;
       for (const conv of convs) {
-        const d = mean(hb.filter((r) => r.conv === conv).map((r) => metricValue(r, metric))) - mean(ha.filter((r) => r.conv === conv).map((r) => metricValue(r, metric)));
+        const d =
+          mean(hb.filter((r) => r.conv === conv).map((r) => metricValue(r, metric))) -
+          mean(ha.filter((r) => r.conv === conv).map((r) => metricValue(r, metric)));
         if (d > 1e-12) up++;
         else if (d < -1e-12) down++;
       }
@@ -63,4 +68,5 @@ if (files.length !== 2) {
 const before = load(files[0]!);
 const after = load(files[1]!);
 console.log(`${before.embedderId} → ${after.embedderId}`);
-for (const line of compareRuns(before, after, metrics.length > 0 ? metrics : ["AnyHit@1", "AnyHit@5", "AnyHit@10"], args.includes("--markdown"))) console.log(line);
+for (const line of compareRuns(before, after, metrics.length > 0 ? metrics : ["AnyHit@1", "AnyHit@5", "AnyHit@10"], args.includes("--markdown")))
+  console.log(line);

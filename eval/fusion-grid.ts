@@ -39,7 +39,11 @@ type Fusion = (q: Question) => number[];
 function args(): { embedder: Embedder; floor: number } {
   const i = process.argv.indexOf("--embedder");
   const name = i < 0 ? "hashing" : process.argv[i + 1];
-  if (name === "use-lite") return { embedder: new CachedEmbedder(new UseLiteEmbedder(), cacheFileFor(new URL("./.cache/", import.meta.url), "use-lite/energetic-ai-0.2.0/512")), floor: 0 };
+  if (name === "use-lite")
+    return {
+      embedder: new CachedEmbedder(new UseLiteEmbedder(), cacheFileFor(new URL("./.cache/", import.meta.url), "use-lite/energetic-ai-0.2.0/512")),
+      floor: 0,
+    };
   if (name !== "hashing") throw new Error(`--embedder must be hashing or use-lite, got ${String(name)}`);
   return { embedder: new HashingEmbedder(), floor: 0.15 };
 }
@@ -126,7 +130,14 @@ function variants(): Array<[string, Fusion]> {
     ["keyword only", (q) => q.keyword.map((h) => h.doc)],
     ["vector only", (q) => q.vector.map((h) => h.doc)],
   ];
-  for (const [k, w] of [[60, 1], [60, 0.3], [60, 0.1], [20, 0.5], [10, 0.3], [5, 0.1]] as const) {
+  for (const [k, w] of [
+    [60, 1],
+    [60, 0.3],
+    [60, 0.1],
+    [20, 0.5],
+    [10, 0.3],
+    [5, 0.1],
+  ] as const) {
     out.push([`RRF k ${k}, vector weight ${w}`, (q) => fuseRrf([q.vector.map((h) => h.doc), q.keyword.map((h) => h.doc)], k, [w, 1]).map((f) => f.doc)]);
   }
   for (const a of [0.1, 0.3, 0.5]) out.push([`convex, min-max over candidates, α ${a}`, convex(a, minMax)]);
@@ -150,13 +161,22 @@ function variants(): Array<[string, Fusion]> {
 
 const { embedder, floor } = args();
 const qs = await questions(embedder, floor);
-const hitsOf = (fusion: Fusion): number[] => qs.map((q) => (fusion(q).slice(0, TOP).some((d) => q.gold.has(d)) ? 1 : 0));
+const hitsOf = (fusion: Fusion): number[] =>
+  qs.map((q) =>
+    fusion(q)
+      .slice(0, TOP)
+      .some((d) => q.gold.has(d))
+      ? 1
+      : 0,
+  );
 const all = variants().map(([name, fusion]) => [name, hitsOf(fusion)] as const);
 const keyword = all[0]![1];
 const vector = all[1]![1];
 const better = mean(vector) > mean(keyword) ? vector : keyword;
 const convs = [...new Set(qs.map((q) => q.conv))];
-console.log(`${embedder.id}: ${qs.length} questions (categories 1–4), AnyHit@${TOP}, candidates ${DEPTH} per route; paired against ${better === keyword ? "keyword" : "vector"}-only`);
+console.log(
+  `${embedder.id}: ${qs.length} questions (categories 1–4), AnyHit@${TOP}, candidates ${DEPTH} per route; paired against ${better === keyword ? "keyword" : "vector"}-only`,
+);
 console.log("| fusion | AnyHit@5 | − better route [95 % CI] | ratio [95 % CI] | conversations up / down |");
 console.log("|---|--:|--:|--:|--:|");
 for (const [name, hits] of all) {
@@ -170,5 +190,7 @@ for (const [name, hits] of all) {
     else if (d < -1e-12) down++;
   }
   const p = (v: number): string => `${v >= 0 ? "+" : "−"}${Math.abs(100 * v).toFixed(1)}`;
-  console.log(`| ${name} | ${(100 * c.b).toFixed(1)} | ${p(c.diff)} [${p(c.diffLow)}, ${p(c.diffHigh)}] | ${c.ratio.toFixed(3)} [${c.ratioLow.toFixed(3)}, ${c.ratioHigh.toFixed(3)}] | ${up} / ${down} |`);
+  console.log(
+    `| ${name} | ${(100 * c.b).toFixed(1)} | ${p(c.diff)} [${p(c.diffLow)}, ${p(c.diffHigh)}] | ${c.ratio.toFixed(3)} [${c.ratioLow.toFixed(3)}, ${c.ratioHigh.toFixed(3)}] | ${up} / ${down} |`,
+  );
 }

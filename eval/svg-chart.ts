@@ -52,7 +52,9 @@ export function groupedBarChart(o: BarChartOptions): string {
     y = (v) => margin.top + plotH - (v / top) * plotH;
   }
   const parts: string[] = [];
-  parts.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="11">`);
+  parts.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="11">`,
+  );
   parts.push(`<rect width="${width}" height="${height}" fill="#ffffff"/>`);
   parts.push(`<text x="${width / 2}" y="20" text-anchor="middle" font-size="14" font-weight="bold">${escapeXml(o.title)}</text>`);
   for (const t of ticks) {
@@ -74,10 +76,16 @@ export function groupedBarChart(o: BarChartOptions): string {
       }
       const top = y(v);
       const base = margin.top + plotH;
-      parts.push(`<rect x="${x.toFixed(1)}" y="${top.toFixed(1)}" width="${(barW - 2).toFixed(1)}" height="${Math.max(0, base - top).toFixed(1)}" fill="${s.color}"><title>${escapeXml(`${s.name}, ${group}: ${format(v)}`)}</title></rect>`);
-      parts.push(`<text x="${(x + (barW - 2) / 2).toFixed(1)}" y="${(top - 3).toFixed(1)}" text-anchor="middle" font-size="9" fill="#333">${escapeXml(format(v))}</text>`);
+      parts.push(
+        `<rect x="${x.toFixed(1)}" y="${top.toFixed(1)}" width="${(barW - 2).toFixed(1)}" height="${Math.max(0, base - top).toFixed(1)}" fill="${s.color}"><title>${escapeXml(`${s.name}, ${group}: ${format(v)}`)}</title></rect>`,
+      );
+      parts.push(
+        `<text x="${(x + (barW - 2) / 2).toFixed(1)}" y="${(top - 3).toFixed(1)}" text-anchor="middle" font-size="9" fill="#333">${escapeXml(format(v))}</text>`,
+      );
     });
-    parts.push(`<text x="${(margin.left + g * groupW + groupW / 2).toFixed(1)}" y="${margin.top + plotH + 16}" text-anchor="middle" fill="#333">${escapeXml(group)}</text>`);
+    parts.push(
+      `<text x="${(margin.left + g * groupW + groupW / 2).toFixed(1)}" y="${margin.top + plotH + 16}" text-anchor="middle" fill="#333">${escapeXml(group)}</text>`,
+    );
   });
   parts.push(`<line x1="${margin.left}" x2="${width - margin.right}" y1="${margin.top + plotH}" y2="${margin.top + plotH}" stroke="#333"/>`);
   let lx = margin.left;

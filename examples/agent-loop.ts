@@ -42,9 +42,15 @@ class Agent {
     console.log(context === "" ? "  (no memories recalled)" : context.replace(/^/gm, "  | "));
     // 2. Call the model with the memories in the system prompt.
     const system = ["You are a friendly personal assistant.", context].filter((part) => part !== "").join("\n\n");
-    const answer = await this.model([{ role: "system", content: system }, { role: "user", content: message }]);
+    const answer = await this.model([
+      { role: "system", content: system },
+      { role: "user", content: message },
+    ]);
     // 3. Remember the turn. The default extractor keeps the user's statements (not questions or small talk); an LLM extractor keeps only reusable facts.
-    await this.memory.add(userId, [{ role: "user", content: message }, { role: "assistant", content: answer }]);
+    await this.memory.add(userId, [
+      { role: "user", content: message },
+      { role: "assistant", content: answer },
+    ]);
     return answer;
   }
 }

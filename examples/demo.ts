@@ -70,5 +70,7 @@ if (firstRun) {
 } else {
   console.log(`\nThe memories survived the restart: this process recalled what an earlier one stored, and the adds were recognised as duplicates.`);
   // In this repository the bin is dist/cli/main.js; where moomem is installed as a package it is `npx moomem`.
-  console.log(`Look inside with the CLI: node dist/cli/main.js --dir ${dir} list -u alice   (npx moomem … in a project that installed moomem; delete ${dir} to start over)`);
+  console.log(
+    `Look inside with the CLI: node dist/cli/main.js --dir ${dir} list -u alice   (npx moomem … in a project that installed moomem; delete ${dir} to start over)`,
+  );
 }

@@ -19,7 +19,13 @@ class KeywordExtractor implements Extractor {
   ];
 
   extract(_userId: string, input: string | readonly ChatMessage[]): Promise<ExtractedFact[]> {
-    const text = typeof input === "string" ? input : input.filter((m) => m.role === "user").map((m) => m.content).join("\n");
+    const text =
+      typeof input === "string"
+        ? input
+        : input
+            .filter((m) => m.role === "user")
+            .map((m) => m.content)
+            .join("\n");
     const facts: ExtractedFact[] = [];
     for (const sentence of text.split(/(?<=[.!?])\s+/)) {
       for (const rule of this.#rules) {

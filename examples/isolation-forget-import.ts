@@ -32,7 +32,9 @@ try {
   const summary = await copy.import(mem.export());
   console.log(`imported ${summary.entries} entries of ${summary.users} users into a second store`);
   for (const user of ["alice", "bob"]) {
-    const same = JSON.stringify((await copy.list(user)).map((e) => [e.id, e.status, e.content])) === JSON.stringify((await mem.list(user)).map((e) => [e.id, e.status, e.content]));
+    const same =
+      JSON.stringify((await copy.list(user)).map((e) => [e.id, e.status, e.content])) ===
+      JSON.stringify((await mem.list(user)).map((e) => [e.id, e.status, e.content]));
     console.log(`  ${user}: same entries in both stores: ${same ? "yes" : "NO"}`);
     if (!same) process.exitCode = 1;
   }

@@ -42,7 +42,9 @@ async function runClient(): Promise<void> {
   try {
     await client.connect(transport);
     const { tools } = (await client.listTools()) as { tools: ToolInfo[] };
-    console.log(`server ${client.getServerVersion()?.name} offers: ${tools.map((t) => `${t.name}(${Object.keys(t.inputSchema.properties ?? {}).join(", ")})`).join(" ")}`);
+    console.log(
+      `server ${client.getServerVersion()?.name} offers: ${tools.map((t) => `${t.name}(${Object.keys(t.inputSchema.properties ?? {}).join(", ")})`).join(" ")}`,
+    );
 
     const call = async (name: string, args: Record<string, unknown>): Promise<Result> => {
       const result = (await client.callTool({ name, arguments: args })) as Result;
@@ -55,7 +57,12 @@ async function runClient(): Promise<void> {
 
     const recalled = await call("recall", { query: "food allergies", topK: 3 });
     const memories = (recalled.structuredContent as { memories: Memory[] }).memories;
-    console.log(`alice's allergies: ${memories.filter((m) => /allergic/.test(m.content)).map((m) => m.content).join("; ")}`);
+    console.log(
+      `alice's allergies: ${memories
+        .filter((m) => /allergic/.test(m.content))
+        .map((m) => m.content)
+        .join("; ")}`,
+    );
 
     // The model tries another user: a tool error with the MoomemError code; nothing of bob's is reached,
     // and the server keeps running.

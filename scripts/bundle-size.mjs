@@ -11,7 +11,7 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 
 // What an app typically imports, and everything the entry exports.
 const cases = [
-  { name: 'moomem/browser: { MemoryStore }', code: 'export { MemoryStore } from "./src/browser.ts";' },
+  { name: "moomem/browser: { MemoryStore }", code: 'export { MemoryStore } from "./src/browser.ts";' },
   { name: "moomem/browser: everything", code: 'export * from "./src/browser.ts";' },
   { name: 'moomem: { MemoryStore } (":memory:" only)', code: 'export { MemoryStore } from "./src/index.ts";' },
   { name: "moomem/openai: everything", code: 'export * from "./src/openai.ts";' },

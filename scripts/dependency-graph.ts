@@ -125,7 +125,8 @@ export function checkLayers(graph: SourceGraph, layers: readonly Layer[] = LAYER
   for (const layer of layers) for (const unit of layer.units) named.set(unit, (named.get(unit) ?? 0) + 1);
   for (const [unit, count] of named) {
     if (count > 1) problems.push(`scripts/layers.ts names ${unit} ${count} times; a unit belongs to one layer`);
-    if (!/^[^/]+(\/[^/]+)*\/$|^[^/]+\.ts$/.test(unit)) problems.push(`scripts/layers.ts names "${unit}": write a folder as "name/" and a root file as "name.ts"`);
+    if (!/^[^/]+(\/[^/]+)*\/$|^[^/]+\.ts$/.test(unit))
+      problems.push(`scripts/layers.ts names "${unit}": write a folder as "name/" and a root file as "name.ts"`);
   }
   const units = new Set(graph.files.map((f) => unitOf(f, layers)));
   for (const unit of [...units].sort()) {
@@ -276,13 +277,17 @@ function main(args: readonly string[]): number {
   if (check) {
     if (updated !== doc) console.error("dependency-graph: the dependency picture in docs/architecture.md is stale: run `npm run deps` and commit the result");
     if (problems.length === 0 && updated === doc) {
-      console.log(`dependency-graph: ${graph.files.length} files, ${graph.imports.length} imports, every one down the layers; docs/architecture.md is up to date`);
+      console.log(
+        `dependency-graph: ${graph.files.length} files, ${graph.imports.length} imports, every one down the layers; docs/architecture.md is up to date`,
+      );
       return 0;
     }
     return 1;
   }
   if (updated !== doc) writeFileSync(DOC, updated);
-  console.log(`dependency-graph: ${updated === doc ? "docs/architecture.md was up to date" : "wrote docs/architecture.md"} (${graph.files.length} files, ${graph.imports.length} imports)`);
+  console.log(
+    `dependency-graph: ${updated === doc ? "docs/architecture.md was up to date" : "wrote docs/architecture.md"} (${graph.files.length} files, ${graph.imports.length} imports)`,
+  );
   return problems.length === 0 ? 0 : 1;
 }
 

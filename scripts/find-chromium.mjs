@@ -20,8 +20,7 @@ export const CHROMIUM_CANDIDATES = [
 
 /** How to get a Chromium, for the message. */
 const HOW =
-  "install one (Debian/Ubuntu: sudo apt-get install -y chromium; macOS: brew install --cask chromium) " +
-  "or set CHROMIUM_PATH to a Chromium or Chrome binary";
+  "install one (Debian/Ubuntu: sudo apt-get install -y chromium; macOS: brew install --cask chromium) " + "or set CHROMIUM_PATH to a Chromium or Chrome binary";
 
 function isExecutableFile(path) {
   try {
@@ -46,7 +45,9 @@ export function findChromium(env = process.env) {
   }
   const found = CHROMIUM_CANDIDATES.find(isExecutableFile);
   if (found !== undefined) return { path: found };
-  return { error: `no Chromium for the browser tests (looked for ${CHROMIUM_CANDIDATES[0]} and ${CHROMIUM_CANDIDATES.length - 1} other usual places); ${HOW}.` };
+  return {
+    error: `no Chromium for the browser tests (looked for ${CHROMIUM_CANDIDATES[0]} and ${CHROMIUM_CANDIDATES.length - 1} other usual places); ${HOW}.`,
+  };
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -113,6 +113,7 @@ for f in "${node_dir_tests[@]}"; do bun_node+=("./$f"); done
 run_step "build (tsc: core, node, browser)" npm run --silent build
 run_step "typecheck (src, tests, tools)" tsc -p tsconfig.check.json
 run_step "lint (eslint)" eslint .
+run_step "format (prettier --check)" prettier --check --log-level warn .
 # Imports point down the layers of scripts/layers.ts, and docs/architecture.md's picture of them is current (`npm run deps`).
 run_step "layers + dependency picture" tsx scripts/dependency-graph.ts --check
 run_step "node: vitest" vitest run --project node

@@ -22,6 +22,10 @@ export type { IndexedDbBackendOptions } from "./persistence/indexeddb/indexeddb-
 export class MemoryStore extends CoreStore {
   static override open(path: string, options?: OpenOptions): Promise<CoreStore> {
     // sync "always" waits for the browser's flush to disk; "interval"/"none" accept the relaxed guarantee.
-    return CoreStore.openWith(path, options, (name, o) => new IndexedDbBackend(name, { readOnly: o.readOnly, durability: o.sync === "always" ? "strict" : "relaxed" }));
+    return CoreStore.openWith(
+      path,
+      options,
+      (name, o) => new IndexedDbBackend(name, { readOnly: o.readOnly, durability: o.sync === "always" ? "strict" : "relaxed" }),
+    );
   }
 }

@@ -60,8 +60,10 @@ export class FixedClock implements Clock {
 
   /** Moves the time forward by `ms`. */
   advance(ms: number): void {
-    if (typeof ms !== "number" || !Number.isFinite(ms) || ms < 0) throw invalidArgument(`FixedClock.advance needs a non-negative number of ms, got ${describeValue(ms)}`);
-    if (!isValidTime(this.#time + ms)) throw invalidArgument(`FixedClock.advance(${ms}) would move the clock past the largest time a Date can hold (8.64e15 ms)`);
+    if (typeof ms !== "number" || !Number.isFinite(ms) || ms < 0)
+      throw invalidArgument(`FixedClock.advance needs a non-negative number of ms, got ${describeValue(ms)}`);
+    if (!isValidTime(this.#time + ms))
+      throw invalidArgument(`FixedClock.advance(${ms}) would move the clock past the largest time a Date can hold (8.64e15 ms)`);
     this.#time += ms;
   }
 }

@@ -46,15 +46,7 @@ export type { LanguageTable, SlotRule, AnchorPatterns, StatementKind } from "./i
 export { SimilarityJudge } from "./ingest/similarity-judge.ts";
 export type { JudgeCandidate } from "./ingest/similarity-judge.ts";
 export { MemoryBackend } from "./persistence/memory/memory-backend.ts";
-export type {
-  PersistenceBackend,
-  Batch,
-  LoadedState,
-  SnapshotSource,
-  RefreshedState,
-  BackendStats,
-  EmbedderIdentity,
-} from "./persistence/backend.ts";
+export type { PersistenceBackend, Batch, LoadedState, SnapshotSource, RefreshedState, BackendStats, EmbedderIdentity } from "./persistence/backend.ts";
 export { tokenize } from "./text/tokenizer.ts";
 export { buildProfile } from "./store/profile.ts";
 export type { UserProfile, ProfileSlot, ProfileFact } from "./store/profile.ts";

@@ -12,10 +12,4 @@ export {
 export type { SqlClient, SqlQueryable, SqlRow } from "./persistence/postgres/sql-client.ts";
 export { fromPgPool, type PgPoolLike, type PgPoolClientLike, type PgQueryResultLike } from "./persistence/postgres/pg-adapter.ts";
 export { fromPglite, type PgliteLike, type PgliteTransactionLike, type PgliteResultLike } from "./persistence/postgres/pglite-adapter.ts";
-export {
-  migrate,
-  DEFAULT_SCHEMA,
-  LATEST_SCHEMA_VERSION,
-  POSTGRES_FORMAT_VERSION,
-  type MigrationResult,
-} from "./persistence/postgres/schema.ts";
+export { migrate, DEFAULT_SCHEMA, LATEST_SCHEMA_VERSION, POSTGRES_FORMAT_VERSION, type MigrationResult } from "./persistence/postgres/schema.ts";

@@ -20,12 +20,16 @@ function check(ok: boolean, what: string): void {
 function showSummary(summary: AddSummary, entries: readonly MemoryEntry[]): void {
   if (summary.degraded) {
     const degraded = entries.find((e) => e.status === "unstructured" && summary.facts.some((f) => f.id === e.id));
-    console.log(`   degraded: the text was kept whole (${String(degraded?.lifecycle?.extractionDegraded ?? degraded?.lifecycle?.embeddingDegraded ?? "see its lifecycle")})`);
+    console.log(
+      `   degraded: the text was kept whole (${String(degraded?.lifecycle?.extractionDegraded ?? degraded?.lifecycle?.embeddingDegraded ?? "see its lifecycle")})`,
+    );
   }
   if (summary.facts.length === 0) console.log("   the model found nothing worth remembering: nothing stored");
   for (const fact of summary.facts) {
     const key = fact.key === undefined ? "" : `  [${fact.key}]`;
-    console.log(`   ${fact.action === "inserted" ? "+" : "="} ${fact.kind.padEnd(10)} ${fact.content}${key}${fact.action === "duplicate" ? "  (already known)" : ""}`);
+    console.log(
+      `   ${fact.action === "inserted" ? "+" : "="} ${fact.kind.padEnd(10)} ${fact.content}${key}${fact.action === "duplicate" ? "  (already known)" : ""}`,
+    );
     for (const id of fact.replaced ?? []) {
       const old = entries.find((e) => e.id === id);
       const reason = entries.find((e) => e.id === fact.id)?.lifecycle?.conflictReason;
@@ -101,7 +105,12 @@ async function runDemo(dir: string, temporary: boolean, settings: DemoSettings):
   const before = await mem.recall(USER, "What should I cook for dinner tonight?", { topK: 3 });
   showHits("What should I cook for dinner tonight?", before);
   const prompt = formatContext(before);
-  console.log(prompt.split("\n").map((line) => `     | ${line}`).join("\n"));
+  console.log(
+    prompt
+      .split("\n")
+      .map((line) => `     | ${line}`)
+      .join("\n"),
+  );
 
   console.log("\n4. Next chat: the user moved → add(). The injected memory block is not stored again:");
   const moved = await mem.add(USER, [
@@ -120,9 +129,15 @@ async function runDemo(dir: string, temporary: boolean, settings: DemoSettings):
   const cityQuery = "Which city does the user live in?";
   const cityHits = await mem.recall(USER, cityQuery, { topK: 3 });
   showHits(cityQuery, cityHits);
-  check(cityHits.some((h) => /shenzhen|深圳/i.test(h.content)) && !cityHits.some((h) => /beijing|北京/i.test(h.content)), "recall names Shenzhen, never Beijing");
+  check(
+    cityHits.some((h) => /shenzhen|深圳/i.test(h.content)) && !cityHits.some((h) => /beijing|北京/i.test(h.content)),
+    "recall names Shenzhen, never Beijing",
+  );
   const dinner = await mem.recall(USER, "What should I cook for dinner tonight?", { topK: 3 });
-  check(dinner.some((h) => /peanut|花生/i.test(h.content)), "the peanut allergy is recalled for dinner plans");
+  check(
+    dinner.some((h) => /peanut|花生/i.test(h.content)),
+    "the peanut allergy is recalled for dinner plans",
+  );
 
   const everything = await mem.list(USER, { status: "all" });
   await mem.close();

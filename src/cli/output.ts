@@ -19,7 +19,10 @@ export function colourWanted(stream: OutStream, env: Readonly<Record<string, str
 }
 
 export function createStyle(enabled: boolean): Style {
-  const wrap = (open: number, close: number) => (text: string): string => (enabled && text.length > 0 ? `\x1b[${open}m${text}\x1b[${close}m` : text);
+  const wrap =
+    (open: number, close: number) =>
+    (text: string): string =>
+      enabled && text.length > 0 ? `\x1b[${open}m${text}\x1b[${close}m` : text;
   return {
     enabled,
     bold: wrap(1, 22),

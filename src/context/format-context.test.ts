@@ -57,7 +57,10 @@ describe("formatContext", () => {
   });
 
   it("writes escaped XML elements with id, kind, date and age", () => {
-    const out = formatContext([{ id: "x1", kind: "fact", content: 'likes <b>"bold"</b> & more', createdAt: NOW - 2 * DAY }, hits[1]!], { style: "xml", now: NOW });
+    const out = formatContext([{ id: "x1", kind: "fact", content: 'likes <b>"bold"</b> & more', createdAt: NOW - 2 * DAY }, hits[1]!], {
+      style: "xml",
+      now: NOW,
+    });
     expect(out).toBe(
       [
         MEMORY_CONTEXT_OPEN,
@@ -112,33 +115,38 @@ describe("formatContext", () => {
       id: fc.stringMatching(/^[a-z0-9-]{1,12}$/),
     });
     fc.assert(
-      fc.property(fc.array(memory, { maxLength: 20 }), fc.integer({ min: 1, max: 3000 }), fc.constantFrom("bullets", "xml", "json" as const), (ms, maxChars, style) => {
-        const out = formatContext(ms, { now: NOW, maxChars, style });
-        expect(out.length).toBeLessThanOrEqual(maxChars);
-        if (out === "") return;
-        expect(out.startsWith(`${MEMORY_CONTEXT_OPEN}\n`)).toBe(true);
-        expect(out.endsWith(`\n${MEMORY_CONTEXT_CLOSE}`)).toBe(true);
-        const unlimited = formatContext(ms, { now: NOW, maxChars: 100_000, style });
-        if (style === "json") {
-          const doc = JSON.parse(out.split("\n").slice(1, -1).join("\n")) as { memories: Array<{ id: string; content: string }> };
-          const all = (JSON.parse(unlimited.split("\n").slice(1, -1).join("\n")) as { memories: Array<{ id: string; content: string }> }).memories;
-          // Kept memories are whole, in their original order.
-          let from = 0;
-          for (const m of doc.memories) {
-            const at = all.findIndex((a, i) => i >= from && a.id === m.id && a.content === m.content);
-            expect(at).toBeGreaterThanOrEqual(from);
-            from = at + 1;
+      fc.property(
+        fc.array(memory, { maxLength: 20 }),
+        fc.integer({ min: 1, max: 3000 }),
+        fc.constantFrom("bullets", "xml", "json" as const),
+        (ms, maxChars, style) => {
+          const out = formatContext(ms, { now: NOW, maxChars, style });
+          expect(out.length).toBeLessThanOrEqual(maxChars);
+          if (out === "") return;
+          expect(out.startsWith(`${MEMORY_CONTEXT_OPEN}\n`)).toBe(true);
+          expect(out.endsWith(`\n${MEMORY_CONTEXT_CLOSE}`)).toBe(true);
+          const unlimited = formatContext(ms, { now: NOW, maxChars: 100_000, style });
+          if (style === "json") {
+            const doc = JSON.parse(out.split("\n").slice(1, -1).join("\n")) as { memories: Array<{ id: string; content: string }> };
+            const all = (JSON.parse(unlimited.split("\n").slice(1, -1).join("\n")) as { memories: Array<{ id: string; content: string }> }).memories;
+            // Kept memories are whole, in their original order.
+            let from = 0;
+            for (const m of doc.memories) {
+              const at = all.findIndex((a, i) => i >= from && a.id === m.id && a.content === m.content);
+              expect(at).toBeGreaterThanOrEqual(from);
+              from = at + 1;
+            }
+          } else {
+            // Every item line of the budgeted block is a whole item line of the unlimited one.
+            const items = new Set(unlimited.split("\n"));
+            for (const line of out.split("\n")) expect(items.has(line)).toBe(true);
           }
-        } else {
-          // Every item line of the budgeted block is a whole item line of the unlimited one.
-          const items = new Set(unlimited.split("\n"));
-          for (const line of out.split("\n")) expect(items.has(line)).toBe(true);
-        }
-        // The same budget as the result gives the same result: nothing was dropped that fits.
-        expect(formatContext(ms, { now: NOW, maxChars: out.length, style })).toBe(out);
-        // What an extractor sees of it: nothing.
-        expect(stripMemoryContext(`${out}\nhello`)).toBe("hello");
-      }),
+          // The same budget as the result gives the same result: nothing was dropped that fits.
+          expect(formatContext(ms, { now: NOW, maxChars: out.length, style })).toBe(out);
+          // What an extractor sees of it: nothing.
+          expect(stripMemoryContext(`${out}\nhello`)).toBe("hello");
+        },
+      ),
       { numRuns: 150 },
     );
   });

@@ -108,7 +108,10 @@ export function formatContext(hits: readonly ContextMemory[], options?: FormatCo
  * ```
  */
 export function relativeTime(time: number, now: number): string {
-  for (const [name, value] of [["time", time], ["now", now]] as const) {
+  for (const [name, value] of [
+    ["time", time],
+    ["now", now],
+  ] as const) {
     if (typeof value !== "number" || !Number.isFinite(value)) throw invalidArgument(`relativeTime: ${name} must be ms since epoch, got ${describe(value)}`);
   }
   const age = now - time;
@@ -168,7 +171,8 @@ function checkHits(hits: unknown): ContextMemory[] {
 
 function readHits(hits: unknown): ContextMemory[] {
   return Array.from(checkList(hits, "formatContext: hits", "the result of recall or list"), (hit: unknown, i) => {
-    if (typeof hit !== "object" || hit === null) throw invalidArgument(`formatContext: hits[${i}] must be an object with content and createdAt, got ${describe(hit)}`);
+    if (typeof hit !== "object" || hit === null)
+      throw invalidArgument(`formatContext: hits[${i}] must be an object with content and createdAt, got ${describe(hit)}`);
     const { content, createdAt, id, kind } = hit as Record<string, unknown>;
     if (typeof content !== "string") throw invalidArgument(`formatContext: hits[${i}].content must be a string, got ${describe(content)}`);
     if (typeof createdAt !== "number" || !Number.isFinite(createdAt)) {
@@ -193,7 +197,11 @@ function escapeXml(text: string): string {
 function isoDate(time: number): string {
   const date = new Date(time);
   // Years outside 0..9999 have no YYYY-MM-DD form; the full ISO string still dates them unambiguously.
-  return Number.isNaN(date.getTime()) ? "unknown date" : date.getUTCFullYear() >= 0 && date.getUTCFullYear() <= 9999 ? date.toISOString().slice(0, 10) : date.toISOString();
+  return Number.isNaN(date.getTime())
+    ? "unknown date"
+    : date.getUTCFullYear() >= 0 && date.getUTCFullYear() <= 9999
+      ? date.toISOString().slice(0, 10)
+      : date.toISOString();
 }
 
 function plural(n: number, unit: string): string {

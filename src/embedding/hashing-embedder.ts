@@ -73,7 +73,9 @@ export class HashingEmbedder implements Embedder {
     try {
       dim = options?.dim ?? DEFAULT_DIM;
     } catch (error) {
-      throw new MoomemError("INVALID_ARGUMENT", `HashingEmbedder: reading options.dim threw (${describeError(error)}); pass { dim: 256 } or nothing.`, { cause: error });
+      throw new MoomemError("INVALID_ARGUMENT", `HashingEmbedder: reading options.dim threw (${describeError(error)}); pass { dim: 256 } or nothing.`, {
+        cause: error,
+      });
     }
     if (typeof dim !== "number" || !Number.isInteger(dim) || dim < MIN_DIM || dim > MAX_DIM) {
       throw new MoomemError(
@@ -94,7 +96,9 @@ export class HashingEmbedder implements Embedder {
       strings = checkTexts(texts);
     } catch (error) {
       if (error instanceof MoomemError) throw error;
-      throw new MoomemError("INVALID_ARGUMENT", `HashingEmbedder.embed: reading texts threw (${describeError(error)}); pass an array of strings.`, { cause: error });
+      throw new MoomemError("INVALID_ARGUMENT", `HashingEmbedder.embed: reading texts threw (${describeError(error)}); pass an array of strings.`, {
+        cause: error,
+      });
     }
     return strings.map((text) => this.embedOne(text));
   }
@@ -143,8 +147,10 @@ const MAX_TEXTS = 1_000_000;
 
 /** The texts of one `embed` call, each read once and checked to be a string. */
 function checkTexts(texts: unknown): string[] {
-  if (!Array.isArray(texts)) throw new MoomemError("INVALID_ARGUMENT", `HashingEmbedder.embed: texts must be an array of strings, got ${describeValue(texts)}.`);
-  if (texts.length > MAX_TEXTS) throw new MoomemError("INVALID_ARGUMENT", `HashingEmbedder.embed: ${texts.length} texts in one call; the limit is ${MAX_TEXTS}.`);
+  if (!Array.isArray(texts))
+    throw new MoomemError("INVALID_ARGUMENT", `HashingEmbedder.embed: texts must be an array of strings, got ${describeValue(texts)}.`);
+  if (texts.length > MAX_TEXTS)
+    throw new MoomemError("INVALID_ARGUMENT", `HashingEmbedder.embed: ${texts.length} texts in one call; the limit is ${MAX_TEXTS}.`);
   const out: string[] = [];
   for (let i = 0; i < texts.length; i++) {
     const text: unknown = texts[i];

@@ -90,7 +90,7 @@ export function checkVector(v: unknown, dim: number): string | null {
 function describeValue(v: unknown): string {
   if (v === null || v === undefined) return String(v);
   if (Array.isArray(v)) return "an array";
-  if (typeof v === "object") return `a ${(v).constructor?.name ?? "object"}`;
+  if (typeof v === "object") return `a ${v.constructor?.name ?? "object"}`;
   return `a ${typeof v}`;
 }
 

@@ -7,7 +7,15 @@ import { MoomemError } from "../errors.ts";
 
 describe("fuseRrf", () => {
   it("sums 1 / (k + rank) over the routes that returned a doc", () => {
-    expect(fuseRrf([[7, 3], [3, 9]], 60)).toEqual([
+    expect(
+      fuseRrf(
+        [
+          [7, 3],
+          [3, 9],
+        ],
+        60,
+      ),
+    ).toEqual([
       { doc: 3, score: 1 / 61 + 1 / 62, ranks: [2, 1] },
       { doc: 7, score: 1 / 61, ranks: [1, undefined] },
       { doc: 9, score: 1 / 62, ranks: [undefined, 2] },
@@ -15,7 +23,13 @@ describe("fuseRrf", () => {
   });
 
   it("puts the larger (newer) doc first on equal scores", () => {
-    const fused = fuseRrf([[1, 2], [2, 1]], 60);
+    const fused = fuseRrf(
+      [
+        [1, 2],
+        [2, 1],
+      ],
+      60,
+    );
     expect(fused.map((f) => f.doc)).toEqual([2, 1]);
     expect(fused[0]?.score).toBe(fused[1]?.score);
     expect(fuseRrf([[4], [9]], 60).map((f) => f.doc)).toEqual([9, 4]);
@@ -51,13 +65,34 @@ describe("fuseRrf", () => {
   });
 
   it("weights each route's votes: score = Σ weight / (k + rank)", () => {
-    expect(fuseRrf([[7, 3], [3, 9]], 5, [0.1, 1])).toEqual([
+    expect(
+      fuseRrf(
+        [
+          [7, 3],
+          [3, 9],
+        ],
+        5,
+        [0.1, 1],
+      ),
+    ).toEqual([
       { doc: 3, score: 1 / 6 + 0.1 / 7, ranks: [2, 1] },
       { doc: 9, score: 1 / 7, ranks: [undefined, 2] },
       { doc: 7, score: 0.1 / 6, ranks: [1, undefined] },
     ]);
     // A weight of 0 keeps the route's ranks but gives it no say.
-    expect(fuseRrf([[1, 2], [2, 1]], 60, [0, 1]).map((f) => [f.doc, f.ranks])).toEqual([[2, [2, 1]], [1, [1, 2]]]);
+    expect(
+      fuseRrf(
+        [
+          [1, 2],
+          [2, 1],
+        ],
+        60,
+        [0, 1],
+      ).map((f) => [f.doc, f.ranks]),
+    ).toEqual([
+      [2, [2, 1]],
+      [1, [1, 2]],
+    ]);
   });
 
   it("rejects weights that are not one finite number ≥ 0 per route", () => {
@@ -73,7 +108,13 @@ describe("fuseRrf", () => {
   it("gives bit-identical scores with all weights 1 and with no weights", () => {
     fc.assert(
       fc.property(fc.array(route, { maxLength: 4 }), fc.integer({ min: 0, max: 100 }), (routes, k) => {
-        expect(fuseRrf(routes, k, routes.map(() => 1))).toEqual(fuseRrf(routes, k));
+        expect(
+          fuseRrf(
+            routes,
+            k,
+            routes.map(() => 1),
+          ),
+        ).toEqual(fuseRrf(routes, k));
       }),
     );
   });

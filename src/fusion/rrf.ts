@@ -33,7 +33,9 @@ export function fuseRrf(routes: ReadonlyArray<readonly number[]>, k: number, wei
   }
   if (weights !== undefined) {
     if (!Array.isArray(weights) || weights.length !== routes.length) {
-      throw invalidArgument(`fuseRrf: weights must be an array with one number per route (${routes.length}), got ${Array.isArray(weights) ? `${weights.length} numbers` : typeof weights}.`);
+      throw invalidArgument(
+        `fuseRrf: weights must be an array with one number per route (${routes.length}), got ${Array.isArray(weights) ? `${weights.length} numbers` : typeof weights}.`,
+      );
     }
     weights.forEach((w, i) => {
       if (typeof w !== "number" || !Number.isFinite(w) || w < 0) throw invalidArgument(`fuseRrf: weights[${i}] must be a finite number ≥ 0, got ${String(w)}.`);

@@ -60,16 +60,20 @@ export function fuseStandardized(routes: readonly StandardizedRoute[], weights?:
   if (!Array.isArray(routes)) throw invalidArgument(`fuseStandardized: routes must be an array, got ${typeof routes}.`);
   if (weights !== undefined) {
     if (!Array.isArray(weights) || weights.length !== routes.length) {
-      throw invalidArgument(`fuseStandardized: weights must be an array with one number per route (${routes.length}), got ${Array.isArray(weights) ? `${weights.length} numbers` : typeof weights}.`);
+      throw invalidArgument(
+        `fuseStandardized: weights must be an array with one number per route (${routes.length}), got ${Array.isArray(weights) ? `${weights.length} numbers` : typeof weights}.`,
+      );
     }
     weights.forEach((w, i) => {
-      if (typeof w !== "number" || !Number.isFinite(w) || w < 0) throw invalidArgument(`fuseStandardized: weights[${i}] must be a finite number ≥ 0, got ${String(w)}.`);
+      if (typeof w !== "number" || !Number.isFinite(w) || w < 0)
+        throw invalidArgument(`fuseStandardized: weights[${i}] must be a finite number ≥ 0, got ${String(w)}.`);
     });
   }
   const ranksOf = new Map<number, Array<number | undefined>>();
   const rawOf: Array<Map<number, number>> = [];
   routes.forEach((route, r) => {
-    if (typeof route !== "object" || route === null || !Array.isArray(route.hits)) throw invalidArgument(`fuseStandardized: route ${r} must be { hits, mean, sd }.`);
+    if (typeof route !== "object" || route === null || !Array.isArray(route.hits))
+      throw invalidArgument(`fuseStandardized: route ${r} must be { hits, mean, sd }.`);
     if (!Number.isFinite(route.mean) || !Number.isFinite(route.sd) || route.sd < 0) {
       throw invalidArgument(`fuseStandardized: route ${r} needs a finite mean and sd ≥ 0, got mean ${String(route.mean)}, sd ${String(route.sd)}.`);
     }

@@ -303,7 +303,10 @@ describe("Bm25Index", () => {
     const vocabulary = ["the", "and", "i", "to", ...Array.from({ length: 200 }, (_, i) => `w${i}`)];
     const table = zipfTable(vocabulary.length);
     const token = fc.integer({ min: 0, max: ZIPF_STEPS - 1 }).map((step) => vocabulary[table[step] as number] as string);
-    const tokens = fc.oneof({ weight: 12, arbitrary: fc.array(token, { maxLength: 30 }) }, { weight: 1, arbitrary: fc.array(token, { minLength: 100, maxLength: 140 }) });
+    const tokens = fc.oneof(
+      { weight: 12, arbitrary: fc.array(token, { maxLength: 30 }) },
+      { weight: 1, arbitrary: fc.array(token, { minLength: 100, maxLength: 140 }) },
+    );
     const query = fc.array(fc.oneof({ weight: 20, arbitrary: token }, { weight: 1, arbitrary: fc.constant("zz") }), { minLength: 1, maxLength: 40 });
     const k = fc.oneof({ weight: 3, arbitrary: fc.integer({ min: 1, max: 10 }) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 60 }) });
     const op = fc.oneof(
@@ -365,7 +368,11 @@ describe("Bm25Index", () => {
     };
     add(0, ["a", ...Array.from({ length: 9 }, (_, i) => `fa${i}`)]);
     for (let doc = 1; doc <= 5; doc++) add(doc, ["b", "b", ...Array.from({ length: 6 }, (_, i) => `fb${doc}_${i}`)]);
-    for (let doc = 6; doc < 200; doc++) add(doc, ["z", "y", "x", "w", "v", "u"].map((t) => `${t}${doc}`));
+    for (let doc = 6; doc < 200; doc++)
+      add(
+        doc,
+        ["z", "y", "x", "w", "v", "u"].map((t) => `${t}${doc}`),
+      );
     const hits = index.search(["a", "b"], 1);
     expect(hits).toEqual(referenceSearch(model, 0.9, 0.4, new Set())(["a", "b"], 1));
     expect(hits[0]?.doc).toBe(5);
@@ -439,7 +446,9 @@ describe("Bm25Index", () => {
       const words: string[] = [];
       const length = 4 + Math.floor(random() * 27);
       for (let i = 0; i < length; i++) {
-        words.push(random() < 0.35 ? (stop[Math.floor(random() * stop.length)] as string) : (vocabulary[table[Math.floor(random() * ZIPF_STEPS)] as number] as string));
+        words.push(
+          random() < 0.35 ? (stop[Math.floor(random() * stop.length)] as string) : (vocabulary[table[Math.floor(random() * ZIPF_STEPS)] as number] as string),
+        );
       }
       return words;
     };

@@ -172,14 +172,12 @@ describe("VectorIndex", () => {
   it("score(doc) is the scan's score bit for bit, and search's moments are the sums over every doc (≤ 0 as 0)", () => {
     const dim = 11;
     const value = fc.float({ min: -1, max: 1, noNaN: true, noDefaultInfinity: true });
-    const unit = fc
-      .array(fc.oneof(value, value, fc.constant(0)), { minLength: dim, maxLength: dim })
-      .map((values) => {
-        const v = new Float32Array(values);
-        const n = Math.sqrt(dot(v, v));
-        if (n > 0) for (let i = 0; i < dim; i++) v[i] = (v[i] as number) / n;
-        return v;
-      });
+    const unit = fc.array(fc.oneof(value, value, fc.constant(0)), { minLength: dim, maxLength: dim }).map((values) => {
+      const v = new Float32Array(values);
+      const n = Math.sqrt(dot(v, v));
+      if (n > 0) for (let i = 0; i < dim; i++) v[i] = (v[i] as number) / n;
+      return v;
+    });
     fc.assert(
       fc.property(fc.array(unit, { maxLength: 40 }), unit, (vectors, query) => {
         const index = new VectorIndex(dim);
@@ -225,14 +223,12 @@ describe("VectorIndex", () => {
   it("matches brute force bit for bit on float vectors, dense and sparse, of a dim not divisible by 4", () => {
     const dim = 11;
     const value = fc.float({ min: -1, max: 1, noNaN: true, noDefaultInfinity: true });
-    const unit = fc
-      .array(fc.oneof(value, value, fc.constant(0)), { minLength: dim, maxLength: dim })
-      .map((values) => {
-        const v = new Float32Array(values);
-        const n = Math.sqrt(dot(v, v));
-        if (n > 0) for (let i = 0; i < dim; i++) v[i] = (v[i] as number) / n;
-        return v;
-      });
+    const unit = fc.array(fc.oneof(value, value, fc.constant(0)), { minLength: dim, maxLength: dim }).map((values) => {
+      const v = new Float32Array(values);
+      const n = Math.sqrt(dot(v, v));
+      if (n > 0) for (let i = 0; i < dim; i++) v[i] = (v[i] as number) / n;
+      return v;
+    });
     fc.assert(
       fc.property(fc.array(unit, { maxLength: 50 }), unit, fc.boolean(), fc.integer({ min: 1, max: 20 }), (vectors, dense, sparse, k) => {
         // 5 of 11 non-zero makes the query sparse, with terms in three partial sums and in the tail.

@@ -339,7 +339,12 @@ function addLane(sums: Float64Array, at: number, zeros: number, data: Float32Arr
     const v2 = values[t + 2] as number;
     const v3 = values[t + 3] as number;
     for (let j = 0; j < n; j++) {
-      sums[at + j] = (sums[src + j] as number) + (data[p0 + j] as number) * v0 + (data[p1 + j] as number) * v1 + (data[p2 + j] as number) * v2 + (data[p3 + j] as number) * v3;
+      sums[at + j] =
+        (sums[src + j] as number) +
+        (data[p0 + j] as number) * v0 +
+        (data[p1 + j] as number) * v1 +
+        (data[p2 + j] as number) * v2 +
+        (data[p3 + j] as number) * v3;
     }
   }
 }

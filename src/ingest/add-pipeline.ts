@@ -1,7 +1,20 @@
 // The add pipeline, top to bottom: extract → normalise → embed before the write queue, then
 // dedup → candidates → judge → apply inside it, against one user's entries. `add` and `reextract` run it.
 
-import type { AddSummary, ChatMessage, Clock, ConflictJudge, Embedder, EntryLifecycle, EntryRecord, Extractor, FactOutcome, JudgeItem, Metadata, Verdict } from "../types.ts";
+import type {
+  AddSummary,
+  ChatMessage,
+  Clock,
+  ConflictJudge,
+  Embedder,
+  EntryLifecycle,
+  EntryRecord,
+  Extractor,
+  FactOutcome,
+  JudgeItem,
+  Metadata,
+  Verdict,
+} from "../types.ts";
 import { MoomemError } from "../errors.ts";
 import { embedTexts } from "../embedding/embed-texts.ts";
 import { normalize } from "../embedding/vector-math.ts";
@@ -72,16 +85,36 @@ export async function prepareAdd(p: AddPipeline, userId: string, input: string |
       `the extractor (${p.extractor.mode}) failed ${p.guard.failures} adds in a row (last: ${extraction.degradedReason}); this text was NOT stored — check the model service, then add it again`,
     );
   }
-  const embedded = await embedTexts(p.embedder, extraction.facts.map((f) => f.content), p.dim);
-  return { facts: extraction.facts, vectors: embedded.vectors, extractionFailed: extraction.degradedReason, embeddingFailed: embedded.degradedReason, usedRetry: extraction.usedRetry };
+  const embedded = await embedTexts(
+    p.embedder,
+    extraction.facts.map((f) => f.content),
+    p.dim,
+  );
+  return {
+    facts: extraction.facts,
+    vectors: embedded.vectors,
+    extractionFailed: extraction.degradedReason,
+    embeddingFailed: embedded.degradedReason,
+    usedRetry: extraction.usedRetry,
+  };
 }
 
 /** Steps 1-3 of `reextract` for one stored text: null when extraction failed again (the entry stays as it is). */
 export async function prepareReextract(p: AddPipeline, userId: string, text: string): Promise<PreparedInput | null> {
   const extraction = await extractFacts(p.extractor, userId, text, p.maxContentChars);
   if (extraction.degradedReason !== undefined) return null;
-  const embedded = await embedTexts(p.embedder, extraction.facts.map((f) => f.content), p.dim);
-  return { facts: extraction.facts, vectors: embedded.vectors, extractionFailed: undefined, embeddingFailed: embedded.degradedReason, usedRetry: extraction.usedRetry };
+  const embedded = await embedTexts(
+    p.embedder,
+    extraction.facts.map((f) => f.content),
+    p.dim,
+  );
+  return {
+    facts: extraction.facts,
+    vectors: embedded.vectors,
+    extractionFailed: undefined,
+    embeddingFailed: embedded.degradedReason,
+    usedRetry: extraction.usedRetry,
+  };
 }
 
 // ---- Steps 4-7, inside the write queue: they must see every earlier write of the user.
@@ -99,7 +132,13 @@ export interface IngestContext {
 }
 
 /** Steps 4-7 of `add`, in the write queue: the facts ingested through `change`, and the add's summary. */
-export async function commitAdd(change: Change, user: UserEntries, prepared: PreparedInput, p: AddPipeline, call: { metadata: Metadata; observedAt: number | undefined }): Promise<AddSummary> {
+export async function commitAdd(
+  change: Change,
+  user: UserEntries,
+  prepared: PreparedInput,
+  p: AddPipeline,
+  call: { metadata: Metadata; observedAt: number | undefined },
+): Promise<AddSummary> {
   const summary: AddSummary = { extracted: prepared.facts.length, inserted: 0, duplicates: 0, superseded: 0, conflicts: 0, degraded: false, facts: [] };
   if (prepared.extractionFailed !== undefined || prepared.embeddingFailed !== undefined) summary.degraded = true;
   const now = readClock(p.clock);

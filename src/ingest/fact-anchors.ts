@@ -9,7 +9,9 @@ import { STOP_WORDS } from "../text/stop-words.ts";
  * a sentence starting with one says nothing about who it is about.
  */
 const COMMON_STARTS: ReadonlySet<string> = new Set(
-  "yes no yeah please thanks sorry well oh hey hi hello actually also anyway today yesterday tomorrow tonight now currently recently lately last next every sometimes usually always never maybe".split(" "),
+  "yes no yeah please thanks sorry well oh hey hi hello actually also anyway today yesterday tomorrow tonight now currently recently lately last next every sometimes usually always never maybe".split(
+    " ",
+  ),
 );
 
 /** A token holding a digit: a number, an order or ticket id, a time ("#1234", "10:30", "iphone12", "3.5"). */

@@ -95,7 +95,11 @@ function wordCount(text: string): number {
 
 /** The form rules are matched against: NFKC, typographic apostrophes as `'`, spaces collapsed. */
 function matchForm(text: string): string {
-  return text.normalize("NFKC").replace(/[\u2019\u02bc]/gu, "'").replace(/\s+/gu, " ").trim();
+  return text
+    .normalize("NFKC")
+    .replace(/[\u2019\u02bc]/gu, "'")
+    .replace(/\s+/gu, " ")
+    .trim();
 }
 
 /** Reads one clause with one table (or none). */
@@ -181,7 +185,11 @@ export function renderKey(template: string, groups: Readonly<Record<string, stri
 
 /** A group's text as part of a key: "Peanuts" → "peanut", "my wife" → "partner", 老婆 → "partner", 花生 → "花生". */
 export function keyPart(value: string, table: LanguageTable): string | null {
-  const text = value.normalize("NFKC").toLowerCase().replace(/[\u2019\u02bc]/gu, "'").trim();
+  const text = value
+    .normalize("NFKC")
+    .toLowerCase()
+    .replace(/[\u2019\u02bc]/gu, "'")
+    .trim();
   if (HAN.test(text)) {
     const compact = text.replace(/[^\p{L}\p{N}]+/gu, "").replace(/^(?:我的|我们的|我|的)/u, "");
     const mapped = table.keyWords[compact] ?? compact;

@@ -29,14 +29,17 @@ describe("splitSentences", () => {
   it("returns no empty sentences and loses no word (property)", () => {
     const piece = fc.constantFrom("I live in Paris", "Dr.", "3.14", "?!", "。", "我住在北京", "\n", " ", "...", "ok.", "e.g.", "…");
     fc.assert(
-      fc.property(fc.array(piece, { maxLength: 12 }).map((p) => p.join(" ")), (text) => {
-        const sentences = splitSentences(text);
-        for (const s of sentences) {
-          expect(s.length).toBeGreaterThan(0);
-          expect(s).toBe(s.trim());
-        }
-        expect(sentences.join("").replace(/\s+/g, "")).toBe(text.replace(/\s+/g, ""));
-      }),
+      fc.property(
+        fc.array(piece, { maxLength: 12 }).map((p) => p.join(" ")),
+        (text) => {
+          const sentences = splitSentences(text);
+          for (const s of sentences) {
+            expect(s.length).toBeGreaterThan(0);
+            expect(s).toBe(s.trim());
+          }
+          expect(sentences.join("").replace(/\s+/g, "")).toBe(text.replace(/\s+/g, ""));
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -28,7 +28,9 @@ function candidate(content: string, key?: string): JudgeCandidate {
 }
 
 function fact(content: string, key?: string): ExtractedFact & { embedding: Float32Array } {
-  return key === undefined ? { content, kind: "fact", embedding: embedder.embedOne(content) } : { content, kind: "fact", key, embedding: embedder.embedOne(content) };
+  return key === undefined
+    ? { content, kind: "fact", embedding: embedder.embedOne(content) }
+    : { content, kind: "fact", key, embedding: embedder.embedOne(content) };
 }
 
 describe("SimilarityJudge", () => {
@@ -128,11 +130,21 @@ describe("SimilarityJudge similarity is exactly cosine-or-Jaccard", () => {
         poison: fc.oneof({ weight: 12, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.tuple(fc.nat(), special) }),
       })
       .chain(({ zeroWeight, poison }) =>
-        fc.array(fc.oneof({ weight: zeroWeight, arbitrary: fc.constantFrom(0, -0) }, { weight: 1, arbitrary: finite }, { weight: 3, arbitrary: moderate }, { weight: 1, arbitrary: fc.constantFrom(1, -1, 0.5) }), { minLength: dim, maxLength: dim }).map((values) => {
-          const v = Float32Array.from(values);
-          if (poison !== undefined && dim > 0) v[poison[0] % dim] = poison[1];
-          return v;
-        }),
+        fc
+          .array(
+            fc.oneof(
+              { weight: zeroWeight, arbitrary: fc.constantFrom(0, -0) },
+              { weight: 1, arbitrary: finite },
+              { weight: 3, arbitrary: moderate },
+              { weight: 1, arbitrary: fc.constantFrom(1, -1, 0.5) },
+            ),
+            { minLength: dim, maxLength: dim },
+          )
+          .map((values) => {
+            const v = Float32Array.from(values);
+            if (poison !== undefined && dim > 0) v[poison[0] % dim] = poison[1];
+            return v;
+          }),
       );
   // The fact's vector and, per candidate, a vector of the same length (its own, the fact's very object, or the
   // fact's with some components changed, for high cosines), one of another length, or none.
@@ -140,21 +152,48 @@ describe("SimilarityJudge similarity is exactly cosine-or-Jaccard", () => {
     fc.oneof(
       vectorOf(a.length),
       fc.constant(a),
-      fc
-        .tuple(fc.array(fc.tuple(fc.nat(), fc.oneof(finite, fc.constantFrom(0, -0))), { maxLength: 6 }), fc.constantFrom(1, 2, -1))
-        .map(([edits, scale]) => {
-          const b = a.map((x) => x * scale);
-          for (const [i, x] of edits) if (b.length > 0) b[i % b.length] = x;
-          return b;
-        }),
+      fc.tuple(fc.array(fc.tuple(fc.nat(), fc.oneof(finite, fc.constantFrom(0, -0))), { maxLength: 6 }), fc.constantFrom(1, 2, -1)).map(([edits, scale]) => {
+        const b = a.map((x) => x * scale);
+        for (const [i, x] of edits) if (b.length > 0) b[i % b.length] = x;
+        return b;
+      }),
       dims.chain(vectorOf),
       fc.constant(undefined),
     );
-  const vectors = fc.option(dims.chain(vectorOf), { nil: undefined, freq: 8 }).chain((a) =>
-    fc.tuple(fc.constant(a), fc.array(a === undefined ? fc.option(dims.chain(vectorOf), { nil: undefined }) : candidateVector(a), { minLength: 4, maxLength: 4 })),
+  const vectors = fc
+    .option(dims.chain(vectorOf), { nil: undefined, freq: 8 })
+    .chain((a) =>
+      fc.tuple(
+        fc.constant(a),
+        fc.array(a === undefined ? fc.option(dims.chain(vectorOf), { nil: undefined }) : candidateVector(a), { minLength: 4, maxLength: 4 }),
+      ),
+    );
+  const words = [
+    "I",
+    "my",
+    "live",
+    "in",
+    "Beijing",
+    "Paris",
+    "wife's",
+    "birthday",
+    "is",
+    "May",
+    "the",
+    "cats",
+    "cat",
+    "42",
+    "我",
+    "的",
+    "生日",
+    "五月",
+    "!",
+    "-0",
+  ];
+  const text = fc.oneof(
+    { weight: 4, arbitrary: fc.array(fc.constantFrom(...words), { maxLength: 8 }).map((w) => w.join(" ")) },
+    { weight: 1, arbitrary: fc.string({ maxLength: 12 }) },
   );
-  const words = ["I", "my", "live", "in", "Beijing", "Paris", "wife's", "birthday", "is", "May", "the", "cats", "cat", "42", "我", "的", "生日", "五月", "!", "-0"];
-  const text = fc.oneof({ weight: 4, arbitrary: fc.array(fc.constantFrom(...words), { maxLength: 8 }).map((w) => w.join(" ")) }, { weight: 1, arbitrary: fc.string({ maxLength: 12 }) });
   // A candidate's text: any, the fact's own, or the fact's with a word more or less (high Jaccard).
   const candidateText = (factText: string): fc.Arbitrary<string> =>
     fc.oneof(
@@ -173,24 +212,29 @@ describe("SimilarityJudge similarity is exactly cosine-or-Jaccard", () => {
     const judge = new SimilarityJudge();
     const low = judge.threshold - 0.15;
     await fc.assert(
-      fc.asyncProperty(text.chain((t) => fc.tuple(fc.constant(t), fc.array(fc.tuple(candidateText(t), key), { minLength: 1, maxLength: 4 }))), vectors, key, async ([factText, rows], [factVector, candidateVectors], factKey) => {
-        const fact: ExtractedFact & { embedding?: Float32Array } = { content: factText, kind: "fact" };
-        if (factVector !== undefined) fact.embedding = factVector;
-        if (factKey !== undefined) fact.key = factKey;
-        const candidates = rows.map(([content, k], i) => entry(`c${i}`, content, candidateVectors[i], k));
-        const verdicts = await judge.judge(fact, candidates);
-        expect(verdicts).toHaveLength(candidates.length);
-        for (const [i, c] of candidates.entries()) {
-          const expected = referenceSimilarity(fact, c);
-          expect(Object.is(judge.similarity(fact, c), expected), `similarity ${judge.similarity(fact, c)} vs reference ${expected}`).toBe(true);
-          expect(verdicts[i]).toEqual(judge.judgeOne(fact, c));
-          if (fact.key === undefined || c.key === undefined) {
-            const verdict = verdicts[i]!;
-            expect(verdict.decision === "ignore").toBe(!(expected >= low));
-            if (verdict.decision !== "ignore") expect(verdict.reason).toContain(`similarity ${expected.toFixed(3)} `);
+      fc.asyncProperty(
+        text.chain((t) => fc.tuple(fc.constant(t), fc.array(fc.tuple(candidateText(t), key), { minLength: 1, maxLength: 4 }))),
+        vectors,
+        key,
+        async ([factText, rows], [factVector, candidateVectors], factKey) => {
+          const fact: ExtractedFact & { embedding?: Float32Array } = { content: factText, kind: "fact" };
+          if (factVector !== undefined) fact.embedding = factVector;
+          if (factKey !== undefined) fact.key = factKey;
+          const candidates = rows.map(([content, k], i) => entry(`c${i}`, content, candidateVectors[i], k));
+          const verdicts = await judge.judge(fact, candidates);
+          expect(verdicts).toHaveLength(candidates.length);
+          for (const [i, c] of candidates.entries()) {
+            const expected = referenceSimilarity(fact, c);
+            expect(Object.is(judge.similarity(fact, c), expected), `similarity ${judge.similarity(fact, c)} vs reference ${expected}`).toBe(true);
+            expect(verdicts[i]).toEqual(judge.judgeOne(fact, c));
+            if (fact.key === undefined || c.key === undefined) {
+              const verdict = verdicts[i]!;
+              expect(verdict.decision === "ignore").toBe(!(expected >= low));
+              if (verdict.decision !== "ignore") expect(verdict.reason).toContain(`similarity ${expected.toFixed(3)} `);
+            }
           }
-        }
-      }),
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -199,7 +243,9 @@ describe("SimilarityJudge similarity is exactly cosine-or-Jaccard", () => {
     // Empty texts: Jaccard is 0, so similarity is max(cosine, 0); a candidate and its negation show both signs.
     const judge = new SimilarityJudge();
     const denseOf = (dim: number): fc.Arbitrary<Float32Array> => fc.array(moderate, { minLength: dim, maxLength: dim }).map((v) => Float32Array.from(v));
-    const pair = fc.oneof(fc.integer({ min: 1, max: 15 }), fc.constantFrom(254, 255, 256, 257)).chain((dim) => fc.tuple(denseOf(dim), denseOf(dim), fc.boolean()));
+    const pair = fc
+      .oneof(fc.integer({ min: 1, max: 15 }), fc.constantFrom(254, 255, 256, 257))
+      .chain((dim) => fc.tuple(denseOf(dim), denseOf(dim), fc.boolean()));
     fc.assert(
       fc.property(pair, ([a, own, related]) => {
         // A related candidate (the fact plus a small change) has a cosine near 1, where rounding shows most.
@@ -236,6 +282,8 @@ describe("SimilarityJudge similarity is exactly cosine-or-Jaccard", () => {
     }
     const zero = new Float32Array(5);
     expect(Object.is(judge.similarity({ content: "x", kind: "fact", embedding: zero }, entry("c", "y", a, undefined)), 0)).toBe(true);
-    expect(Object.is(judge.similarity({ content: "x", kind: "fact", embedding: a }, entry("c", "y", new Float32Array([-0, -0, 0, -0, -0]), undefined)), 0)).toBe(true);
+    expect(
+      Object.is(judge.similarity({ content: "x", kind: "fact", embedding: a }, entry("c", "y", new Float32Array([-0, -0, 0, -0, -0]), undefined)), 0),
+    ).toBe(true);
   });
 });

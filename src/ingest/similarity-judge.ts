@@ -95,7 +95,8 @@ export class SimilarityJudge implements ConflictJudge {
     const fact = prepared.fact;
     if (fact.key !== undefined && candidate.key !== undefined) {
       if (fact.key === candidate.key) {
-        if (normalizeForDedup(fact.content) === normalizeForDedup(candidate.content)) return { id: candidate.id, decision: "ignore", reason: `same value for key "${fact.key}"` };
+        if (normalizeForDedup(fact.content) === normalizeForDedup(candidate.content))
+          return { id: candidate.id, decision: "ignore", reason: `same value for key "${fact.key}"` };
         return { id: candidate.id, decision: "replace", reason: `new value for key "${fact.key}"` };
       }
     }
@@ -104,7 +105,8 @@ export class SimilarityJudge implements ConflictJudge {
     const differentKeys = fact.key !== undefined && candidate.key !== undefined && fact.key !== candidate.key;
     if (sim >= this.threshold && !differentKeys && !oneContainsTheOther(fact.content, candidate.content)) {
       const differ = this.#anchors.difference(fact.content, candidate.content);
-      if (differ.length > 0) return { id: candidate.id, decision: "coexist", reason: `similarity ${sim.toFixed(3)} ≥ ${this.threshold}, but they differ in ${differ.join(", ")}` };
+      if (differ.length > 0)
+        return { id: candidate.id, decision: "coexist", reason: `similarity ${sim.toFixed(3)} ≥ ${this.threshold}, but they differ in ${differ.join(", ")}` };
       return { id: candidate.id, decision: "replace", reason: `similarity ${sim.toFixed(3)} ≥ ${this.threshold}` };
     }
     if (sim >= this.threshold - COEXIST_BAND) {
@@ -248,7 +250,7 @@ interface PreparedFact {
 function jaccardOfFingerprints(x: number[], y: number[]): number {
   if (x.length === 0 && y.length === 0) return 0;
   let shared = 0;
-  for (let i = 0, j = 0; i < x.length && j < y.length; ) {
+  for (let i = 0, j = 0; i < x.length && j < y.length;) {
     const u = x[i] as number;
     const v = y[j] as number;
     if (u === v) shared++;
@@ -265,7 +267,8 @@ function jaccardOfFingerprints(x: number[], y: number[]): number {
  */
 function tokenFingerprints(text: string): number[] {
   const out: number[] = [];
-  for (const token of new Set(tokenize(text))) out.push((hashString(token, FINGERPRINT_SEED_HIGH) % 2 ** 21) * 2 ** 32 + hashString(token, FINGERPRINT_SEED_LOW));
+  for (const token of new Set(tokenize(text)))
+    out.push((hashString(token, FINGERPRINT_SEED_HIGH) % 2 ** 21) * 2 ** 32 + hashString(token, FINGERPRINT_SEED_LOW));
   return out.sort(ascending);
 }
 

@@ -178,7 +178,11 @@ export class InspectorApi {
 
   #checkWritable(): void {
     if (!this.#holder.writable) {
-      throw new HttpError(403, "READ_ONLY", "moomem ui was started read-only (so an agent can keep writing the store); restart it with --write to forget, restore or purge");
+      throw new HttpError(
+        403,
+        "READ_ONLY",
+        "moomem ui was started read-only (so an agent can keep writing the store); restart it with --write to forget, restore or purge",
+      );
     }
   }
 

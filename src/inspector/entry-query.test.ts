@@ -45,7 +45,14 @@ async function storeWith(n: number): Promise<MemoryStore> {
     );
   }
   const mem = await MemoryStore.open(":memory:");
-  const header = headerLine({ moomem_export: EXPORT_FORMAT, entry_format: EXPORT_ENTRY_FORMAT, embedder: mem.embedderIdentity, user_id: "u1", exported_at: T0, count: n });
+  const header = headerLine({
+    moomem_export: EXPORT_FORMAT,
+    entry_format: EXPORT_ENTRY_FORMAT,
+    embedder: mem.embedderIdentity,
+    user_id: "u1",
+    exported_at: T0,
+    count: n,
+  });
   await mem.import([header, ...lines]);
   return mem;
 }
@@ -80,7 +87,9 @@ describe("selectEntries", () => {
         if (query.until !== undefined) listOptions.until = query.until;
         if (query.metadata !== undefined) listOptions.metadata = query.metadata;
         const reference = (await mem.list("u1", listOptions))
-          .filter((e) => (query.key === undefined || e.key === query.key) && (query.text === undefined || e.content.toLowerCase().includes(query.text.toLowerCase())))
+          .filter(
+            (e) => (query.key === undefined || e.key === query.key) && (query.text === undefined || e.content.toLowerCase().includes(query.text.toLowerCase())),
+          )
           .sort((a, b) => (query.order === "asc" ? 1 : -1) * (a[query.sort] - b[query.sort] || a.seq - b.seq));
         const { total, rows } = selectEntries(all, query);
         expect(total).toBe(reference.length);
@@ -93,7 +102,17 @@ describe("selectEntries", () => {
 
   it("cuts long content for the table and says so; the rows carry no metadata", async () => {
     const long = "x".repeat(1000);
-    const entry = { id: "a", userId: "u", content: long, kind: "fact" as const, status: "active" as const, createdAt: 1, updatedAt: 1, seq: 1, metadata: { secret: "s" } };
+    const entry = {
+      id: "a",
+      userId: "u",
+      content: long,
+      kind: "fact" as const,
+      status: "active" as const,
+      createdAt: 1,
+      updatedAt: 1,
+      seq: 1,
+      metadata: { secret: "s" },
+    };
     const { rows } = selectEntries([entry], parseEntryQuery(new URLSearchParams()));
     expect(rows[0]!.content.length).toBe(241);
     expect(rows[0]!.truncated).toBe(true);
@@ -108,8 +127,24 @@ describe("parseEntryQuery", () => {
   });
 
   it("reads every filter; empty values count as absent", () => {
-    const q = parseEntryQuery(new URLSearchParams("status=active&kind=fact&key=home_city&text=tea&since=2025-01-01T00:00:00Z&until=1735776000000&metadata=%7B%22a%22%3A1%7D&sort=createdAt&order=asc&offset=10&limit=200&"));
-    expect(q).toEqual({ status: "active", kind: "fact", key: "home_city", text: "tea", since: T0, until: 1735776000000, metadata: { a: 1 }, sort: "createdAt", order: "asc", offset: 10, limit: 200 });
+    const q = parseEntryQuery(
+      new URLSearchParams(
+        "status=active&kind=fact&key=home_city&text=tea&since=2025-01-01T00:00:00Z&until=1735776000000&metadata=%7B%22a%22%3A1%7D&sort=createdAt&order=asc&offset=10&limit=200&",
+      ),
+    );
+    expect(q).toEqual({
+      status: "active",
+      kind: "fact",
+      key: "home_city",
+      text: "tea",
+      since: T0,
+      until: 1735776000000,
+      metadata: { a: 1 },
+      sort: "createdAt",
+      order: "asc",
+      offset: 10,
+      limit: 200,
+    });
     expect(parseEntryQuery(new URLSearchParams("kind=&key=&status="))).toEqual(parseEntryQuery(new URLSearchParams()));
   });
 
@@ -131,11 +166,24 @@ describe("parseEntryQuery", () => {
 });
 
 describe("users and recall queries", () => {
-  const users = ["carol", "alice", "Bob", "dave"].map((userId, i) => ({ userId, total: 4 - i, active: i, superseded: 0, deleted: 0, unstructured: 0, lastWriteAt: 100 - i }));
+  const users = ["carol", "alice", "Bob", "dave"].map((userId, i) => ({
+    userId,
+    total: 4 - i,
+    active: i,
+    superseded: 0,
+    deleted: 0,
+    unstructured: 0,
+    lastWriteAt: 100 - i,
+  }));
 
   it("filters users by id (any case), sorts with the id breaking ties, pages", () => {
     expect(selectUsers(users, parseUserQuery(new URLSearchParams("text=B"))).users.map((u) => u.userId)).toEqual(["Bob"]);
-    expect(selectUsers(users, parseUserQuery(new URLSearchParams("sort=userId&order=asc"))).users.map((u) => u.userId)).toEqual(["Bob", "alice", "carol", "dave"]);
+    expect(selectUsers(users, parseUserQuery(new URLSearchParams("sort=userId&order=asc"))).users.map((u) => u.userId)).toEqual([
+      "Bob",
+      "alice",
+      "carol",
+      "dave",
+    ]);
     const page = selectUsers(users, parseUserQuery(new URLSearchParams("sort=total&offset=1&limit=2")));
     expect(page).toMatchObject({ total: 4, offset: 1, limit: 2 });
     expect(page.users.map((u) => u.userId)).toEqual(["alice", "Bob"]);

@@ -29,7 +29,10 @@ export async function loadPageAssets(pageDir: string = fileURLToPath(new URL("./
     table.set(`page/${rel}`, { contentType: "text/javascript; charset=utf-8", body: await readFile(join(pageDir, rel)) });
   }
   if (!table.has("page/main.js")) {
-    throw new MoomemError("IO_FAILURE", `the inspector's page scripts are missing from ${pageDir} (no main.js); build the package (npm run build) and run moomem from dist/`);
+    throw new MoomemError(
+      "IO_FAILURE",
+      `the inspector's page scripts are missing from ${pageDir} (no main.js); build the package (npm run build) and run moomem from dist/`,
+    );
   }
   return table;
 }

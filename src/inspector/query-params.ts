@@ -91,7 +91,9 @@ export class QueryParams {
     try {
       parsed = JSON.parse(value);
     } catch (error) {
-      throw invalidArgument(`${this.#where}: "${name}" must be a JSON object such as {"channel":"chat"}, but it is not valid JSON (${(error as Error).message})`);
+      throw invalidArgument(
+        `${this.#where}: "${name}" must be a JSON object such as {"channel":"chat"}, but it is not valid JSON (${(error as Error).message})`,
+      );
     }
     if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
       throw invalidArgument(`${this.#where}: "${name}" must be a JSON object such as {"channel":"chat"}, got ${JSON.stringify(cut(value))}`);

@@ -55,7 +55,8 @@ export interface RunningInspector {
 /** Starts serving `holder`'s store on 127.0.0.1; rejects with a clear error when the port is taken. */
 export async function startInspectorServer(options: InspectorServerOptions): Promise<RunningInspector> {
   const { holder, port, version } = options;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw invalidArgument(`the inspector's port must be a whole number from 0 to 65535, got ${String(port)}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw invalidArgument(`the inspector's port must be a whole number from 0 to 65535, got ${String(port)}`);
   const token = options.token ?? newAccessToken();
   const assets = options.assets ?? (await loadPageAssets());
   const api = new InspectorApi(holder, version);
@@ -73,7 +74,8 @@ export async function startInspectorServer(options: InspectorServerOptions): Pro
       await route(req, res);
     } catch (error) {
       const failure = toHttpError(error);
-      if (failure.status >= 500) process.stderr.write(`moomem ui: ${req.method} request failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      if (failure.status >= 500)
+        process.stderr.write(`moomem ui: ${req.method} request failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
       sendJson(res, failure.status, { error: { code: failure.code, message: failure.message } }, failure.headers);
     }
   }
@@ -84,9 +86,14 @@ export async function startInspectorServer(options: InspectorServerOptions): Pro
     // DNS rebinding: a page on evil.example that resolves to 127.0.0.1 sends Host: evil.example.
     const host = req.headers.host;
     if (host === undefined || !allowedHosts.includes(host.toLowerCase())) {
-      throw new HttpError(403, "FORBIDDEN", `this server answers only to Host ${allowedHosts[0]} (got ${JSON.stringify(host ?? "")}); open the link moomem ui printed`);
+      throw new HttpError(
+        403,
+        "FORBIDDEN",
+        `this server answers only to Host ${allowedHosts[0]} (got ${JSON.stringify(host ?? "")}); open the link moomem ui printed`,
+      );
     }
-    if (target.length > MAX_URL_CHARS) throw new HttpError(414, "URI_TOO_LONG", `the request URL is ${target.length} characters long; the limit is ${MAX_URL_CHARS}`);
+    if (target.length > MAX_URL_CHARS)
+      throw new HttpError(414, "URI_TOO_LONG", `the request URL is ${target.length} characters long; the limit is ${MAX_URL_CHARS}`);
     const { pathSegments, search, rawPath } = splitTarget(target);
     if (!tokenMatches(pathSegments[0], token)) {
       throw new HttpError(403, "FORBIDDEN", "this page needs the access token: open the exact link moomem ui printed in its terminal");
@@ -116,7 +123,10 @@ export async function startInspectorServer(options: InspectorServerOptions): Pro
     const tooLarge = error.code === "HPE_HEADER_OVERFLOW";
     const status = tooLarge ? 431 : 400;
     const body = JSON.stringify({
-      error: { code: tooLarge ? "HEADERS_TOO_LARGE" : "BAD_REQUEST", message: tooLarge ? "the request headers are larger than 16 KiB" : "the request is not valid HTTP" },
+      error: {
+        code: tooLarge ? "HEADERS_TOO_LARGE" : "BAD_REQUEST",
+        message: tooLarge ? "the request headers are larger than 16 KiB" : "the request is not valid HTTP",
+      },
     });
     if (socket.writable) {
       socket.end(
@@ -130,8 +140,10 @@ export async function startInspectorServer(options: InspectorServerOptions): Pro
   await new Promise<void>((resolve, reject) => {
     const onError = (error: Error & { code?: string }): void => {
       server.off("listening", onListening);
-      if (error.code === "EADDRINUSE") reject(new MoomemError("INVALID_ARGUMENT", `port ${port} on ${LOOPBACK} is in use; choose another with --port, or --port 0 for any free port`));
-      else if (error.code === "EACCES") reject(new MoomemError("INVALID_ARGUMENT", `this user may not listen on port ${port}; use a port above 1023, or --port 0 for any free port`));
+      if (error.code === "EADDRINUSE")
+        reject(new MoomemError("INVALID_ARGUMENT", `port ${port} on ${LOOPBACK} is in use; choose another with --port, or --port 0 for any free port`));
+      else if (error.code === "EACCES")
+        reject(new MoomemError("INVALID_ARGUMENT", `this user may not listen on port ${port}; use a port above 1023, or --port 0 for any free port`));
       else reject(new MoomemError("IO_FAILURE", `could not listen on ${LOOPBACK}:${port} (${error.message})`, { cause: error }));
     };
     const onListening = (): void => {
@@ -174,7 +186,11 @@ function decodeSegments(raw: readonly string[]): string[] {
       throw new HttpError(400, "BAD_REQUEST", `the path segment ${JSON.stringify(segment.slice(0, 80))} is not valid percent-encoding`);
     }
     if (decoded === "" || decoded === "." || decoded === ".." || /[/\\\p{Cc}]/u.test(decoded)) {
-      throw new HttpError(400, "BAD_REQUEST", `the path segment ${JSON.stringify(segment.slice(0, 80))} is not allowed (no empty, "." or ".." segments, slashes, backslashes or control characters)`);
+      throw new HttpError(
+        400,
+        "BAD_REQUEST",
+        `the path segment ${JSON.stringify(segment.slice(0, 80))} is not allowed (no empty, "." or ".." segments, slashes, backslashes or control characters)`,
+      );
     }
     return decoded;
   });
@@ -188,16 +204,22 @@ function decodeSegments(raw: readonly string[]): string[] {
 async function readJsonBody(req: IncomingMessage, token: string, allowedHosts: readonly string[]): Promise<Record<string, unknown>> {
   const header = req.headers[TOKEN_HEADER];
   if (!tokenMatches(typeof header === "string" ? header : undefined, token)) {
-    throw new HttpError(403, "FORBIDDEN", `a write needs the access token in the ${TOKEN_HEADER} header (the page sends it; a link or a form from another site cannot)`);
+    throw new HttpError(
+      403,
+      "FORBIDDEN",
+      `a write needs the access token in the ${TOKEN_HEADER} header (the page sends it; a link or a form from another site cannot)`,
+    );
   }
   const origin = req.headers.origin;
   if (origin !== undefined && !allowedHosts.some((h) => origin === `http://${h}`)) {
     throw new HttpError(403, "FORBIDDEN", `a write from origin ${JSON.stringify(origin)} is refused; only the inspector's own page may write`);
   }
   const site = req.headers["sec-fetch-site"];
-  if (site !== undefined && site !== "same-origin") throw new HttpError(403, "FORBIDDEN", `a write from a ${String(site)} page is refused; only the inspector's own page may write`);
+  if (site !== undefined && site !== "same-origin")
+    throw new HttpError(403, "FORBIDDEN", `a write from a ${String(site)} page is refused; only the inspector's own page may write`);
   const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
-  if (type !== "application/json") throw new HttpError(415, "UNSUPPORTED_MEDIA_TYPE", `a write takes a JSON body (Content-Type: application/json), got ${JSON.stringify(type)}`);
+  if (type !== "application/json")
+    throw new HttpError(415, "UNSUPPORTED_MEDIA_TYPE", `a write takes a JSON body (Content-Type: application/json), got ${JSON.stringify(type)}`);
   const declared = Number(req.headers["content-length"] ?? "0");
   if (declared > MAX_BODY_BYTES) throw tooLarge(declared);
   const chunks: Buffer[] = [];

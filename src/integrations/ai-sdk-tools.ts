@@ -100,7 +100,8 @@ export function memoryTools(store: MemoryToolsStore, options: MemoryToolsOptions
   }
   const o = checkOptions(options, "memoryTools options");
   checkKnownKeys(o, ["userId", "metadata", "topK", "kind", "now"], "memoryTools");
-  if (o["userId"] === undefined) throw invalidArgument('memoryTools: options.userId is required: the tools read and write one user\'s memories, e.g. { userId: "user-42" }');
+  if (o["userId"] === undefined)
+    throw invalidArgument('memoryTools: options.userId is required: the tools read and write one user\'s memories, e.g. { userId: "user-42" }');
   const userId = checkUserId(o["userId"]);
   const metadata = o["metadata"] === undefined ? undefined : checkMetadata(o["metadata"], "memoryTools: metadata");
   const defaultTopK = o["topK"] === undefined ? 5 : checkIntegerIn(o["topK"], "memoryTools: topK", 1, MAX_MODEL_TOP_K);
@@ -111,7 +112,7 @@ export function memoryTools(store: MemoryToolsStore, options: MemoryToolsOptions
   const remember: Tool<RememberInput, RememberOutput> = {
     description:
       "Save a lasting fact about the user (who they are, what they like, what happened to them) so it can be recalled in later conversations. " +
-      "Use one short sentence per fact, e.g. \"User is allergic to peanuts\". Do not save small talk or passing moods.",
+      'Use one short sentence per fact, e.g. "User is allergic to peanuts". Do not save small talk or passing moods.',
     inputSchema: jsonSchema<RememberInput>(
       {
         type: "object",
@@ -127,13 +128,13 @@ export function memoryTools(store: MemoryToolsStore, options: MemoryToolsOptions
   const recall: Tool<RecallInput, RecallOutput> = {
     description:
       "Look up what you remember about the user. Call it before answering anything where their facts, preferences or history matter, " +
-      "with a query naming what the answer depends on (e.g. \"food allergies and diet\" before suggesting a recipe). " +
+      'with a query naming what the answer depends on (e.g. "food allergies and diet" before suggesting a recipe). ' +
       "Returns the most relevant memories first, each with when it was learned.",
     inputSchema: jsonSchema<RecallInput>(
       {
         type: "object",
         properties: {
-          query: { type: "string", minLength: 1, description: "What to look for, e.g. \"food allergies\" or the user's question." },
+          query: { type: "string", minLength: 1, description: 'What to look for, e.g. "food allergies" or the user\'s question.' },
           topK: { type: "integer", minimum: 1, maximum: MAX_MODEL_TOP_K, description: `How many memories at most (default ${defaultTopK}).` },
         },
         required: ["query"],

@@ -29,12 +29,16 @@ export interface McpToolResult {
  */
 export type McpUserScope = { userId: string } | { anyUser: true };
 
-const userIdSchema = { type: "string", pattern: "^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}$", description: "Whose memories: 1-64 characters of A-Z a-z 0-9 _ . - (the host's id for the end user)." };
+const userIdSchema = {
+  type: "string",
+  pattern: "^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}$",
+  description: "Whose memories: 1-64 characters of A-Z a-z 0-9 _ . - (the host's id for the end user).",
+};
 const timeSchema = (what: string): Record<string, unknown> => ({
   type: ["string", "number"],
   description: `${what}: an ISO 8601 date or date-time (e.g. "2024-03-01"), or ms since epoch.`,
 });
-const metadataSchema = { type: "object", description: "Exact-match filter on metadata fields, e.g. {\"agent\": \"travel\"}." };
+const metadataSchema = { type: "object", description: 'Exact-match filter on metadata fields, e.g. {"agent": "travel"}.' };
 const kindSchema = { type: "string", enum: [...ENTRY_KINDS] };
 
 /** The tools, in the order `tools/list` returns them; with a `userId` argument when the server serves any user. */
@@ -52,8 +56,8 @@ function toolDefinitions(anyUser: boolean): readonly McpToolDefinition[] {
         type: "object",
         properties: {
           ...user,
-          content: { type: "string", minLength: 1, description: "The text to remember, e.g. \"I'm allergic to peanuts\"." },
-          metadata: { type: "object", description: "JSON object kept on every stored entry, e.g. {\"agent\": \"travel\"}." },
+          content: { type: "string", minLength: 1, description: 'The text to remember, e.g. "I\'m allergic to peanuts".' },
+          metadata: { type: "object", description: 'JSON object kept on every stored entry, e.g. {"agent": "travel"}.' },
           observedAt: timeSchema("When the user said it, for importing old conversations (default: now)"),
         },
         required: required("content"),
@@ -69,7 +73,11 @@ function toolDefinitions(anyUser: boolean): readonly McpToolDefinition[] {
         type: "object",
         properties: {
           ...user,
-          query: { type: "string", minLength: 1, description: "What the answer depends on, e.g. \"food allergies and diet\" before suggesting a recipe, or the user's question." },
+          query: {
+            type: "string",
+            minLength: 1,
+            description: 'What the answer depends on, e.g. "food allergies and diet" before suggesting a recipe, or the user\'s question.',
+          },
           topK: { type: "integer", minimum: 1, maximum: 100, description: "How many memories at most (default 5)." },
           since: timeSchema("Only memories observed at or after this time"),
           until: timeSchema("Only memories observed at or before this time"),
@@ -103,7 +111,7 @@ function toolDefinitions(anyUser: boolean): readonly McpToolDefinition[] {
         type: "object",
         properties: {
           ...user,
-          status: { type: "string", enum: [...ENTRY_STATUSES, "all"], description: "Default \"all\"." },
+          status: { type: "string", enum: [...ENTRY_STATUSES, "all"], description: 'Default "all".' },
           kind: { ...kindSchema, description: "Only memories of this kind." },
           since: timeSchema("Only memories observed at or after this time"),
           until: timeSchema("Only memories observed at or before this time"),
@@ -170,7 +178,13 @@ export type McpToolsStore = Pick<MemoryStore, "add" | "recall" | "forget" | "lis
  * const result = await callMemoryTool(store, { userId: "alice" }, "recall", { query: "allergies" });
  * ```
  */
-export async function callMemoryTool(store: McpToolsStore, scope: McpUserScope, name: string, args: unknown, now: () => number = Date.now): Promise<McpToolResult> {
+export async function callMemoryTool(
+  store: McpToolsStore,
+  scope: McpUserScope,
+  name: string,
+  args: unknown,
+  now: () => number = Date.now,
+): Promise<McpToolResult> {
   try {
     const pinned = checkMcpScope(scope, "callMemoryTool");
     const tools = memoryToolDefinitions(pinned);
@@ -193,7 +207,7 @@ export async function callMemoryTool(store: McpToolsStore, scope: McpUserScope, 
       }
       case "forget": {
         const hasId = a["id"] !== undefined;
-        if (hasId === (a["all"] !== undefined)) throw invalidArgument('forget: pass exactly one of id (a memory id from recall or list) or all: true');
+        if (hasId === (a["all"] !== undefined)) throw invalidArgument("forget: pass exactly one of id (a memory id from recall or list) or all: true");
         const target: ForgetTarget = hasId ? { id: requireString(a["id"], "id") } : { all: a["all"] as true };
         return ok({ forgotten: await store.forget(userId, target) });
       }
@@ -241,7 +255,8 @@ function checkArgs(tool: McpToolDefinition, args: unknown): Record<string, unkno
   }
   for (const key of ["topK", "limit"]) {
     const v = record[key];
-    if (v !== undefined && (typeof v !== "number" || !Number.isInteger(v))) throw invalidArgument(`${tool.name}: ${key} must be an integer, got ${describe(v)}`);
+    if (v !== undefined && (typeof v !== "number" || !Number.isInteger(v)))
+      throw invalidArgument(`${tool.name}: ${key} must be an integer, got ${describe(v)}`);
   }
   const limit = record["limit"];
   if (typeof limit === "number" && (limit < 1 || limit > 1000)) throw invalidArgument(`${tool.name}: limit must be from 1 to 1000, got ${limit}`);

@@ -61,7 +61,8 @@ export async function runMcpServer(options: McpServerOptions): Promise<void> {
     throw invalidArgument("runMcpServer: pass an options object { dir, userId or anyUser, input?, output?, storeOptions?, signal? }");
   }
   const { dir, storeOptions, signal } = options;
-  if (typeof dir !== "string" || dir.length === 0) throw invalidArgument(`runMcpServer: dir must be a non-empty string (the store's directory), got ${typeof dir}`);
+  if (typeof dir !== "string" || dir.length === 0)
+    throw invalidArgument(`runMcpServer: dir must be a non-empty string (the store's directory), got ${typeof dir}`);
   const scope = checkMcpScope(options, "runMcpServer");
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
@@ -116,7 +117,8 @@ export async function runMcpServer(options: McpServerOptions): Promise<void> {
   // The store is closed even when serving or closing the transport failed (a store error then wins: it matters more).
   await store.close();
   if (failure !== null) throw failure.error;
-  if (closeError !== null) throw new MoomemError("IO_FAILURE", `runMcpServer: closing the MCP connection failed: ${describeError(closeError)}`, { cause: closeError });
+  if (closeError !== null)
+    throw new MoomemError("IO_FAILURE", `runMcpServer: closing the MCP connection failed: ${describeError(closeError)}`, { cause: closeError });
 }
 
 /**
@@ -156,7 +158,9 @@ async function loadSdk(): Promise<Sdk> {
       ListToolsRequestSchema: types!["ListToolsRequestSchema"],
       CallToolRequestSchema: types!["CallToolRequestSchema"],
     };
-    const missing = Object.entries(sdk).filter(([, value]) => value === undefined).map(([name]) => name);
+    const missing = Object.entries(sdk)
+      .filter(([, value]) => value === undefined)
+      .map(([name]) => name);
     if (missing.length > 0) throw new Error(`this version of ${SDK_PACKAGE} has no ${missing.join(", ")}`);
     return sdk as Sdk;
   } catch (error) {

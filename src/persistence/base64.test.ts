@@ -29,7 +29,24 @@ describe("base64", () => {
   });
 
   it("rejects text that is not base64", () => {
-    const bad = ["a", "abc", "ab=c", "a*cd", "abcd\u00e9fgh", "ab c", "====", "Zg=a", "Zm9-", "Zm9_", "Zm 9", "Zm9v\nZg==", "Z===", "Zm=v", "Zm9v====", "Zg==Zg=="];
+    const bad = [
+      "a",
+      "abc",
+      "ab=c",
+      "a*cd",
+      "abcd\u00e9fgh",
+      "ab c",
+      "====",
+      "Zg=a",
+      "Zm9-",
+      "Zm9_",
+      "Zm 9",
+      "Zm9v\nZg==",
+      "Z===",
+      "Zm=v",
+      "Zm9v====",
+      "Zg==Zg==",
+    ];
     for (const text of bad) expect(base64ToBytes(text), text).toBeNull();
   });
 
@@ -65,7 +82,10 @@ describe("base64", () => {
   it("round-trips mostly-zero vectors bit for bit through the sparse form, -0 included", () => {
     // Vectors with a few set components (finite values, -0 among them), of any length.
     const sparseVector = fc
-      .record({ dim: fc.integer({ min: 0, max: 300 }), set: fc.array(fc.tuple(fc.nat(), fc.oneof(fc.float({ noNaN: true, noDefaultInfinity: true }), fc.constant(-0))), { maxLength: 40 }) })
+      .record({
+        dim: fc.integer({ min: 0, max: 300 }),
+        set: fc.array(fc.tuple(fc.nat(), fc.oneof(fc.float({ noNaN: true, noDefaultInfinity: true }), fc.constant(-0))), { maxLength: 40 }),
+      })
       .map(({ dim, set }) => {
         const v = new Float32Array(dim);
         if (dim > 0) for (const [i, x] of set) v[i % dim] = x;

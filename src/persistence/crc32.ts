@@ -19,9 +19,7 @@ const TABLES: Uint32Array[] = [];
     TABLES.push(next);
   }
 }
-const [T0, T1, T2, T3, T4, T5, T6, T7] = TABLES as [
-  Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array,
-];
+const [T0, T1, T2, T3, T4, T5, T6, T7] = TABLES as [Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array];
 
 /**
  * Continues a CRC-32 over more bytes. Start with `crc32Update(0, bytes)`;

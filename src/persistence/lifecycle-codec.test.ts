@@ -41,13 +41,19 @@ describe("lifecycle codec", () => {
 
   it("folded into metadata the old way (formats before 4) and lifted back, gives the same lifecycle and metadata", () => {
     fc.assert(
-      fc.property(lifecycleArbitrary, userMetadata, fc.constantFrom(...ENTRY_STATUSES), fc.constantFrom("", "some content"), (raw, metadata, status, content) => {
-        const lifecycle = consistent(raw, status, content);
-        const folded = JSON.parse(JSON.stringify(foldLegacy(metadata, lifecycle, "e1"))) as Metadata;
-        const back = liftLegacy(folded, { status, content, updatedAt: 99 });
-        expect(back.lifecycle).toEqual(lifecycle);
-        expect(back.metadata).toEqual(JSON.parse(JSON.stringify(metadata)));
-      }),
+      fc.property(
+        lifecycleArbitrary,
+        userMetadata,
+        fc.constantFrom(...ENTRY_STATUSES),
+        fc.constantFrom("", "some content"),
+        (raw, metadata, status, content) => {
+          const lifecycle = consistent(raw, status, content);
+          const folded = JSON.parse(JSON.stringify(foldLegacy(metadata, lifecycle, "e1"))) as Metadata;
+          const back = liftLegacy(folded, { status, content, updatedAt: 99 });
+          expect(back.lifecycle).toEqual(lifecycle);
+          expect(back.metadata).toEqual(JSON.parse(JSON.stringify(metadata)));
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -63,7 +69,10 @@ describe("lifecycle codec", () => {
       lifecycle: {},
       metadata: { purged: true, purged_at: 3, deleted_from: "active", deleted_at: 4 },
     });
-    expect(liftLegacy({ judge: 3, conflict: "x", extractor: "raw" }, active)).toEqual({ lifecycle: { extractor: "raw" }, metadata: { judge: 3, conflict: "x" } });
+    expect(liftLegacy({ judge: 3, conflict: "x", extractor: "raw" }, active)).toEqual({
+      lifecycle: { extractor: "raw" },
+      metadata: { judge: 3, conflict: "x" },
+    });
     // A deleted entry that still has content was not purged, whatever its metadata says.
     expect(liftLegacy({ purged: true }, { ...active, status: "deleted" }).metadata).toEqual({ purged: true });
   });

@@ -26,7 +26,7 @@ interface Field {
 
 const text = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 const time = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
-const ids = (v: unknown): string[] | undefined => (Array.isArray(v) && v.every((id) => typeof id === "string") ? [...(v)] : undefined);
+const ids = (v: unknown): string[] | undefined => (Array.isArray(v) && v.every((id) => typeof id === "string") ? [...v] : undefined);
 const status = (v: unknown): EntryStatus | undefined => (ENTRY_STATUSES.includes(v as EntryStatus) ? (v as EntryStatus) : undefined);
 const truncated = (v: unknown): { originalChars: number } | undefined => {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return undefined;
@@ -85,7 +85,8 @@ export function lifecycleFromJson(value: unknown): EntryLifecycle {
   for (const [name, raw] of Object.entries(value)) {
     const field = BY_NAME.get(name);
     const read = field?.read(raw);
-    if (field === undefined || read === undefined) throw new Error(`field "lifecycle.${name}" is invalid (${JSON.stringify(raw as JsonValue)?.slice(0, 60) ?? String(raw)})`);
+    if (field === undefined || read === undefined)
+      throw new Error(`field "lifecycle.${name}" is invalid (${JSON.stringify(raw as JsonValue)?.slice(0, 60) ?? String(raw)})`);
     (out as Record<string, unknown>)[field.key] = read;
   }
   return out;

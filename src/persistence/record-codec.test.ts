@@ -54,11 +54,16 @@ describe("entryJsonText", () => {
   });
 
   it("with sparse, writes a mostly-zero vector by its set components and reads it back bit for bit", () => {
-    const mostlyZero = fc.record({ dim: fc.integer({ min: 1, max: 300 }), set: fc.array(fc.tuple(fc.nat(), fc.float({ noNaN: true, noDefaultInfinity: true })), { maxLength: 20 }) }).map(({ dim, set }) => {
-      const v = new Float32Array(dim);
-      for (const [i, x] of set) v[i % dim] = x;
-      return v;
-    });
+    const mostlyZero = fc
+      .record({
+        dim: fc.integer({ min: 1, max: 300 }),
+        set: fc.array(fc.tuple(fc.nat(), fc.float({ noNaN: true, noDefaultInfinity: true })), { maxLength: 20 }),
+      })
+      .map(({ dim, set }) => {
+        const v = new Float32Array(dim);
+        for (const [i, x] of set) v[i % dim] = x;
+        return v;
+      });
     fc.assert(
       fc.property(entry, fc.option(mostlyZero, { nil: null }), (e, vector) => {
         const withVector: EntryRecord = { ...e, embedding: vector ?? e.embedding };
@@ -73,8 +78,12 @@ describe("entryJsonText", () => {
           expect(text).toBe(dense);
         }
         const back = entryFromJson(parsed);
-        expect(back.embedding === null ? null : Array.from(new Uint8Array(back.embedding.buffer, back.embedding.byteOffset, back.embedding.byteLength))).toEqual(
-          withVector.embedding === null ? null : Array.from(new Uint8Array(withVector.embedding.buffer, withVector.embedding.byteOffset, withVector.embedding.byteLength)),
+        expect(
+          back.embedding === null ? null : Array.from(new Uint8Array(back.embedding.buffer, back.embedding.byteOffset, back.embedding.byteLength)),
+        ).toEqual(
+          withVector.embedding === null
+            ? null
+            : Array.from(new Uint8Array(withVector.embedding.buffer, withVector.embedding.byteOffset, withVector.embedding.byteLength)),
         );
       }),
       { numRuns: 300 },
@@ -89,7 +98,10 @@ describe("entryJsonText", () => {
   it("refuses a sparse embedding object with missing, extra or bad fields", () => {
     const good = JSON.parse(entryJsonText({ ...entryOf(), embedding: Float32Array.from([0, 0, 0, 0, 0, 1]) }, true)) as Record<string, unknown>;
     expect(good["embedding"]).toEqual({ dim: 6, sparse: expect.any(String) as unknown });
-    const bad = (embedding: unknown): (() => EntryRecord) => () => entryFromJson({ ...good, embedding });
+    const bad =
+      (embedding: unknown): (() => EntryRecord) =>
+      () =>
+        entryFromJson({ ...good, embedding });
     const { sparse } = good["embedding"] as { sparse: string };
     expect(bad({ dim: 6, sparse, more: 1 })).toThrow(/"embedding"/);
     expect(bad({ sparse })).toThrow(/"embedding"/);
@@ -101,7 +113,10 @@ describe("entryJsonText", () => {
 
 describe("entryFromJson refuses what no store can hold", () => {
   const good = JSON.parse(entryJsonText({ ...entryOf(), embedding: Float32Array.of(1, 0.5, 0, -0.25) })) as Record<string, unknown>;
-  const bad = (patch: Record<string, unknown>): (() => EntryRecord) => () => entryFromJson({ ...good, ...patch });
+  const bad =
+    (patch: Record<string, unknown>): (() => EntryRecord) =>
+    () =>
+      entryFromJson({ ...good, ...patch });
 
   it("vectors holding NaN or Infinity, in every form (dense base64, sparse, v1 number arrays)", () => {
     for (const x of [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]) {
@@ -136,5 +151,17 @@ function sparseOf(index: number, value: number): string {
 }
 
 function entryOf(): EntryRecord {
-  return { id: "m1", userId: "u", content: "c", kind: "fact", status: "active", createdAt: 1, updatedAt: 1, seq: 1, metadata: {}, lifecycle: {}, embedding: null };
+  return {
+    id: "m1",
+    userId: "u",
+    content: "c",
+    kind: "fact",
+    status: "active",
+    createdAt: 1,
+    updatedAt: 1,
+    seq: 1,
+    metadata: {},
+    lifecycle: {},
+    embedding: null,
+  };
 }

@@ -56,7 +56,7 @@ export function entryToJson(entry: EntryRecord, legacy = false): EntryJson {
 
 /** An entry's lifecycle; none (a record a host built before entry format 4 and hands a backend directly) is an empty one. */
 function lifecycleOf(entry: EntryRecord): EntryLifecycle {
-  return (entry.lifecycle) ?? {};
+  return entry.lifecycle ?? {};
 }
 
 /** The fields that come before `embedding`, in their on-disk order. */

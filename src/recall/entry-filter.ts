@@ -19,7 +19,9 @@ export function readFilter(options: Record<string, unknown>, call: string): Entr
   if (options["kind"] !== undefined) filter.kind = checkKind(options["kind"], `${call}: kind`);
   if (options["metadata"] !== undefined) filter.metadata = checkMetadata(options["metadata"], `${call}: metadata`);
   if (filter.since !== undefined && filter.until !== undefined && filter.since > filter.until) {
-    throw invalidArgument(`${call}: since (${new Date(filter.since).toISOString()}) is after until (${new Date(filter.until).toISOString()}); nothing could match`);
+    throw invalidArgument(
+      `${call}: since (${new Date(filter.since).toISOString()}) is after until (${new Date(filter.until).toISOString()}); nothing could match`,
+    );
   }
   return Object.keys(filter).length === 0 ? undefined : filter;
 }

@@ -6,7 +6,19 @@ import type { FusedDoc } from "../fusion/rrf.ts";
 import type { EntryRecord } from "../types.ts";
 
 function entry(seq: number, createdAt = 0): EntryRecord {
-  return { id: `m${seq}`, userId: "u", content: `memory ${seq}`, kind: "unstructured", status: "active", createdAt, updatedAt: createdAt, seq, metadata: {}, lifecycle: {}, embedding: null };
+  return {
+    id: `m${seq}`,
+    userId: "u",
+    content: `memory ${seq}`,
+    kind: "unstructured",
+    status: "active",
+    createdAt,
+    updatedAt: createdAt,
+    seq,
+    metadata: {},
+    lifecycle: {},
+    embedding: null,
+  };
 }
 
 function fused(...pairs: Array<[number, number]>): FusedDoc[] {

@@ -33,7 +33,8 @@ export function readRecallOptions(o: Record<string, unknown>): RecallRequest {
   checkKnownKeys(o, ["topK", "mode", "since", "until", "kind", "metadata"], "recall");
   const topK = o["topK"] === undefined ? 5 : checkIntegerIn(o["topK"], "recall: topK", 1, 100);
   const mode = (o["mode"] ?? "hybrid") as RecallMode;
-  if (mode !== "hybrid" && mode !== "vector" && mode !== "keyword") throw invalidArgument(`recall: mode must be "hybrid", "vector" or "keyword", got ${describe(mode)}`);
+  if (mode !== "hybrid" && mode !== "vector" && mode !== "keyword")
+    throw invalidArgument(`recall: mode must be "hybrid", "vector" or "keyword", got ${describe(mode)}`);
   return { topK, mode, filter: readFilter(o, "recall") };
 }
 
@@ -59,7 +60,10 @@ export async function prepareQuery(embedder: Embedder, dim: number, text: string
     const embedded = await embedTexts(embedder, [text], dim);
     if (embedded.vectors === null) {
       if (mode === "vector") {
-        throw new MoomemError("EMBEDDING_FAILURE", `recall in "vector" mode needs the query embedded, but ${embedded.degradedReason}; use mode "hybrid" to fall back to keywords`);
+        throw new MoomemError(
+          "EMBEDDING_FAILURE",
+          `recall in "vector" mode needs the query embedded, but ${embedded.degradedReason}; use mode "hybrid" to fall back to keywords`,
+        );
       }
       degraded = true;
     } else {
@@ -88,12 +92,19 @@ export function searchUser(user: UserEntries, query: PreparedQuery, request: Rec
   // Equal scores: the newer memory first by when it was observed (an imported old chat loses a tie), then by write order.
   const createdAt = (doc: number): number => user.bySeq(doc)!.createdAt;
   const newerFirst = (a: Scored, b: Scored): number => b.score - a.score || createdAt(b.doc) - createdAt(a.doc) || b.doc - a.doc;
-  const route = (hits: Scored[]): Scored[] => hits.sort(newerFirst).filter((h) => keep(h.doc)).slice(0, depth);
+  const route = (hits: Scored[]): Scored[] =>
+    hits
+      .sort(newerFirst)
+      .filter((h) => keep(h.doc))
+      .slice(0, depth);
   const floor = settings.minSimilarity;
   const vectorMoments: ScoreMoments = { count: 0, sum: 0, sumSquares: 0 };
   // Relevance floor: a lexical vector hit sharing only function words with the query is noise (text/relevance-floor.ts).
   const relevant = (h: { doc: number }): boolean => !settings.relevanceFloor || sharesContent(query.text, user.bySeq(h.doc)!.content);
-  const vectorHits = mode !== "keyword" && queryVector !== null ? route(shard.vectors.search(queryVector, k, vectorMoments).filter((h) => h.score > floor)).filter(relevant) : [];
+  const vectorHits =
+    mode !== "keyword" && queryVector !== null
+      ? route(shard.vectors.search(queryVector, k, vectorMoments).filter((h) => h.score > floor)).filter(relevant)
+      : [];
   const keywordSearched = mode !== "vector" && query.tokens.length > 0 ? shard.keywords.search(query.tokens, k) : [];
   const routed = fuseRoutes(settings, mode, {
     vector: vectorHits,

@@ -101,7 +101,10 @@ export class EntryState {
   load(record: EntryRecord): void {
     const other = this.#bySeq.get(record.seq) ?? this.#byId.get(record.id);
     if (other !== undefined) {
-      throw new MoomemError("STORE_CORRUPTED", `entries ${other.id} (seq ${other.seq}) and ${record.id} (seq ${record.seq}) were both stored; the store's data is inconsistent`);
+      throw new MoomemError(
+        "STORE_CORRUPTED",
+        `entries ${other.id} (seq ${other.seq}) and ${record.id} (seq ${record.seq}) were both stored; the store's data is inconsistent`,
+      );
     }
     // The decoders refuse such vectors already; this keeps any other source (a host's backend) from
     // loading one that would make building the user's indexes fail.
@@ -169,7 +172,8 @@ export class EntryState {
   put(record: EntryRecord): EntryRecord {
     const previous = this.#byId.get(record.id);
     if (previous === undefined) throw refused(record, `there is no entry ${record.id} to update`);
-    if (previous.userId !== record.userId) throw refused(record, `entry ${record.id} belongs to user ${previous.userId}; an update never moves an entry to another user`);
+    if (previous.userId !== record.userId)
+      throw refused(record, `entry ${record.id} belongs to user ${previous.userId}; an update never moves an entry to another user`);
     // A user's entries are kept in seq order and found by seq: an entry keeps its seq for life.
     if (previous.seq !== record.seq) throw refused(record, `entry ${record.id} has seq ${previous.seq}; an update never gives an entry another seq`);
     this.#checkRecord(record, previous);
@@ -206,7 +210,10 @@ export class EntryState {
     const vector = record.embedding;
     if (vector !== null && vector !== previous?.embedding) {
       if (!(vector instanceof Float32Array) || vector.length !== this.#dim) {
-        throw refused(record, `its vector has ${vector instanceof Float32Array ? vector.length : "no"} components where the store's embedder makes ${this.#dim}`);
+        throw refused(
+          record,
+          `its vector has ${vector instanceof Float32Array ? vector.length : "no"} components where the store's embedder makes ${this.#dim}`,
+        );
       }
       if (!allFinite(vector)) throw refused(record, "its vector holds NaN or Infinity");
     }
@@ -310,7 +317,9 @@ function checkTime(record: EntryRecord, name: string, time: unknown): void {
 
 /** The error for a record the state refuses: nothing was changed, and the message says why. */
 function refused(record: EntryRecord, why: string): MoomemError {
-  return invalidArgument(`refused to store entry ${record.id} of user ${record.userId}: ${why}; nothing was changed (a bug in moomem or in a plug-in's output)`);
+  return invalidArgument(
+    `refused to store entry ${record.id} of user ${record.userId}: ${why}; nothing was changed (a bug in moomem or in a plug-in's output)`,
+  );
 }
 
 /**

@@ -20,7 +20,8 @@ export function readForgetArgs(target: unknown, options: unknown): ForgetRequest
   const byId = t["id"];
   const all = t["all"];
   if ((byId === undefined) === (all === undefined)) throw invalidArgument('forget: pass exactly one of { id: "<entry id>" } or { all: true }');
-  if (byId !== undefined && (typeof byId !== "string" || byId.length === 0)) throw invalidArgument(`forget: id must be a non-empty string, got ${describe(byId)}`);
+  if (byId !== undefined && (typeof byId !== "string" || byId.length === 0))
+    throw invalidArgument(`forget: id must be a non-empty string, got ${describe(byId)}`);
   if (all !== undefined && all !== true) throw invalidArgument(`forget: all must be true, got ${describe(all)}`);
   const o = checkOptions(options, "forget options");
   checkKnownKeys(o, ["purge"], "forget");

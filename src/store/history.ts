@@ -29,7 +29,7 @@ export function historyOf(user: UserEntries, id: string): EntryRecord[] {
     chain.set(r.id, r);
     back.push(...(replacedBy.get(r.id) ?? []));
   }
-  for (let r = start; r.supersededBy !== undefined; ) {
+  for (let r = start; r.supersededBy !== undefined;) {
     const next = user.successor(r);
     if (next === undefined || chain.has(next.id)) break;
     chain.set(next.id, next);

@@ -9,7 +9,17 @@ import { nothingFromUser } from "../text/transcript.ts";
 import { ExtractionGuard } from "../ingest/extract.ts";
 import { commitAdd, prepareAdd, type AddPipeline } from "../ingest/add-pipeline.ts";
 import { callBackend, callBackendSync, readClock, wantsCompaction } from "../validation/plugin-checks.ts";
-import { checkAddInput, checkImportSource, checkKnownKeys, checkMetadata, checkOptions, checkQuery, checkTime, checkUserId, describe } from "../validation/arguments.ts";
+import {
+  checkAddInput,
+  checkImportSource,
+  checkKnownKeys,
+  checkMetadata,
+  checkOptions,
+  checkQuery,
+  checkTime,
+  checkUserId,
+  describe,
+} from "../validation/arguments.ts";
 import { isLive, type EntryState } from "../state/entry-state.ts";
 import { SeqCounter } from "../state/ids.ts";
 import { toPublicEntry } from "../state/public-entry.ts";
@@ -80,7 +90,12 @@ export class MemoryStore {
     this.#formatVersion = parts.formatVersion;
     this.#identity = parts.identity;
     this.#queue = new WriteQueue(parts.state, parts.backend, () => this.#maybeCompact());
-    this.#follower = new StoreFollower(parts.backend, parts.state, { readOnly: parts.readOnly, follow: parts.follow, identity: parts.identity, tornTails: parts.tornTails });
+    this.#follower = new StoreFollower(parts.backend, parts.state, {
+      readOnly: parts.readOnly,
+      follow: parts.follow,
+      identity: parts.identity,
+      tornTails: parts.tornTails,
+    });
   }
 
   /**
@@ -165,7 +180,8 @@ export class MemoryStore {
       const metadata = o["metadata"] === undefined ? {} : checkMetadata(o["metadata"], "add: metadata");
       const observedAt = o["observedAt"] === undefined ? undefined : checkTime(o["observedAt"], "add: observedAt");
       const silent = typeof text === "string" ? null : nothingFromUser(text);
-      if (silent !== null) return { extracted: 0, inserted: 0, duplicates: 0, superseded: 0, conflicts: 0, degraded: false, facts: [], nothingExtracted: silent };
+      if (silent !== null)
+        return { extracted: 0, inserted: 0, duplicates: 0, superseded: 0, conflicts: 0, degraded: false, facts: [], nothingExtracted: silent };
       // Extraction and embedding need no store state: they run before taking the write queue.
       const prepared = await prepareAdd(this.#pipeline, userId, text);
       return this.#queue.write((change) => commitAdd(change, this.#state.user(userId), prepared, this.#pipeline, { metadata, observedAt }), userId);
@@ -254,7 +270,8 @@ export class MemoryStore {
       }
       const filter = readFilter(o, "list");
       return this.#durable(() =>
-        this.#state.entriesOf(userId)
+        this.#state
+          .entriesOf(userId)
           .filter((r) => (status === "all" || r.status === status) && (filter === undefined || matchesFilter(r, filter)))
           .map(toPublicEntry),
       );
@@ -275,7 +292,15 @@ export class MemoryStore {
     return this.#track(async () => {
       this.#checkOpen();
       checkUserId(userId);
-      return this.#durable(() => buildProfile(this.#state.entriesOf(userId).filter((r) => isLive(r.status)).map(toPublicEntry), userId));
+      return this.#durable(() =>
+        buildProfile(
+          this.#state
+            .entriesOf(userId)
+            .filter((r) => isLive(r.status))
+            .map(toPublicEntry),
+          userId,
+        ),
+      );
     });
   }
 
@@ -361,7 +386,9 @@ export class MemoryStore {
     const userId = o["userId"] === undefined ? null : checkUserId(o["userId"]);
     const entryFormat = o["entryFormat"] ?? EXPORT_ENTRY_FORMAT;
     if (entryFormat !== EXPORT_ENTRY_FORMAT && entryFormat !== LEGACY_EXPORT_ENTRY_FORMAT) {
-      throw invalidArgument(`export: entryFormat must be ${EXPORT_ENTRY_FORMAT} (default) or ${LEGACY_EXPORT_ENTRY_FORMAT} (for a moomem before 0.2), got ${describe(entryFormat)}`);
+      throw invalidArgument(
+        `export: entryFormat must be ${EXPORT_ENTRY_FORMAT} (default) or ${LEGACY_EXPORT_ENTRY_FORMAT} (for a moomem before 0.2), got ${describe(entryFormat)}`,
+      );
     }
     return { [Symbol.asyncIterator]: () => this.#exportLines(userId, entryFormat) };
   }
@@ -373,7 +400,14 @@ export class MemoryStore {
     const legacy = entryFormat === LEGACY_EXPORT_ENTRY_FORMAT;
     // Refused before the first line, so a refused export writes nothing.
     if (legacy) for (const record of records) checkFoldable(record.metadata, record.id);
-    yield headerLine({ moomem_export: EXPORT_FORMAT, entry_format: entryFormat, embedder: this.#identity, user_id: userId, exported_at: readClock(this.#pipeline.clock), count: records.length });
+    yield headerLine({
+      moomem_export: EXPORT_FORMAT,
+      entry_format: entryFormat,
+      embedder: this.#identity,
+      user_id: userId,
+      exported_at: readClock(this.#pipeline.clock),
+      count: records.length,
+    });
     for (const record of records) yield entryLine(record, legacy);
   }
 
@@ -543,6 +577,7 @@ export class MemoryStore {
 
   #checkWritable(): void {
     this.#checkOpen();
-    if (this.#readOnly) throw new MoomemError("READ_ONLY", `the store at ${this.#backend.location} was opened with { readOnly: true }; open it without readOnly to write`);
+    if (this.#readOnly)
+      throw new MoomemError("READ_ONLY", `the store at ${this.#backend.location} was opened with { readOnly: true }; open it without readOnly to write`);
   }
 }

@@ -125,8 +125,25 @@ export interface OpenPlan {
 }
 
 const OPEN_KEYS = [
-  "embedder", "extractor", "judge", "backend", "clock", "sync", "syncIntervalMs", "readOnly", "follow",
-  "fusion", "rrfK", "vectorWeight", "minSimilarity", "neighborWeight", "candidates", "supersedeThreshold", "maxContentChars", "compactAfterBytes", "reembed",
+  "embedder",
+  "extractor",
+  "judge",
+  "backend",
+  "clock",
+  "sync",
+  "syncIntervalMs",
+  "readOnly",
+  "follow",
+  "fusion",
+  "rrfK",
+  "vectorWeight",
+  "minSimilarity",
+  "neighborWeight",
+  "candidates",
+  "supersedeThreshold",
+  "maxContentChars",
+  "compactAfterBytes",
+  "reembed",
 ] as const;
 
 /**
@@ -156,7 +173,8 @@ export function readOpenOptions(path: string, options: OpenOptions | undefined, 
   checkPlugin(clock, "clock", ["now"]);
   readClock(clock);
   const sync = (o["sync"] ?? "always") as SyncMode;
-  if (sync !== "always" && sync !== "interval" && sync !== "none") throw invalidArgument(`open: sync must be "always", "interval" or "none", got ${describe(sync)}`);
+  if (sync !== "always" && sync !== "interval" && sync !== "none")
+    throw invalidArgument(`open: sync must be "always", "interval" or "none", got ${describe(sync)}`);
   const syncIntervalMs = o["syncIntervalMs"] === undefined ? 100 : checkIntegerIn(o["syncIntervalMs"], "open: syncIntervalMs", 1, 3_600_000);
   const readOnly = o["readOnly"] ?? false;
   if (typeof readOnly !== "boolean") throw invalidArgument(`open: readOnly must be true or false, got ${describe(readOnly)}`);
@@ -171,7 +189,8 @@ export function readOpenOptions(path: string, options: OpenOptions | undefined, 
   const defaults = fusionDefaults(kind);
   const fusion = o["fusion"] ?? (o["rrfK"] === undefined ? defaults.fusion : "rrf");
   if (fusion !== "zscore" && fusion !== "rrf") throw invalidArgument(`open: fusion must be "zscore" or "rrf", got ${describe(fusion)}`);
-  if (fusion !== "rrf" && o["rrfK"] !== undefined) throw invalidArgument(`open: rrfK applies to fusion "rrf" only, but fusion is ${describe(fusion)}; drop rrfK or set fusion: "rrf"`);
+  if (fusion !== "rrf" && o["rrfK"] !== undefined)
+    throw invalidArgument(`open: rrfK applies to fusion "rrf" only, but fusion is ${describe(fusion)}; drop rrfK or set fusion: "rrf"`);
   const recall: RecallSettings = {
     fusion,
     rrfK: o["rrfK"] === undefined ? defaults.rrfK : checkNumberIn(o["rrfK"], "open: rrfK", 1, 10_000),
@@ -185,7 +204,8 @@ export function readOpenOptions(path: string, options: OpenOptions | undefined, 
   // A host's judge (an LLM) can use looser candidates, and costs far more than the scan anyway.
   const judgeByVector = !lexical || o["judge"] !== undefined;
   const backendOptions: BackendOptions = { sync, syncIntervalMs, readOnly };
-  if (o["compactAfterBytes"] !== undefined) backendOptions.compactAfterBytes = checkIntegerIn(o["compactAfterBytes"], "open: compactAfterBytes", 1, Number.MAX_SAFE_INTEGER);
+  if (o["compactAfterBytes"] !== undefined)
+    backendOptions.compactAfterBytes = checkIntegerIn(o["compactAfterBytes"], "open: compactAfterBytes", 1, Number.MAX_SAFE_INTEGER);
   let backend = o["backend"] as PersistenceBackend | undefined;
   if (backend !== undefined) checkPlugin(backend, "backend", ["load", "append", "compact", "close", "stats", "wantsCompaction"]);
   backend ??= path === ":memory:" ? new MemoryBackend() : defaultBackend(path, backendOptions);

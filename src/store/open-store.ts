@@ -64,7 +64,11 @@ async function reembedAll(embedder: Embedder, entries: EntryRecord[], dim: numbe
   const live = entries.filter((e) => !isPurged(e));
   for (let i = 0; i < live.length; i += 256) {
     const slice = live.slice(i, i + 256);
-    const embedded = await embedTexts(embedder, slice.map((e) => e.content), dim);
+    const embedded = await embedTexts(
+      embedder,
+      slice.map((e) => e.content),
+      dim,
+    );
     if (embedded.vectors === null) throw new MoomemError("EMBEDDING_FAILURE", `reembed: ${embedded.degradedReason}; the store was not changed`);
     slice.forEach((e, j) => (e.embedding = embedded.vectors![j]!));
   }

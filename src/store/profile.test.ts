@@ -89,23 +89,29 @@ describe("buildProfile", () => {
       word: fc.constantFrom("a", "b", "c"),
     });
     fc.assert(
-      fc.property(fc.array(arbEntry, { maxLength: 15 }).chain((specs) => {
-        const entries = specs.map((s) => {
-          const fields: Parameters<typeof entry>[1] = { kind: s.kind, status: s.status, createdAt: s.createdAt };
-          if (s.key !== undefined) fields.key = s.key;
-          return entry(s.word, fields);
-        });
-        return fc.tuple(fc.constant(entries), fc.shuffledSubarray(entries, { minLength: entries.length, maxLength: entries.length }));
-      }), ([entries, shuffled]) => {
-        const a = buildProfile(entries, "u1");
-        expect(buildProfile(shuffled, "u1")).toEqual(a);
-        const liveIds = entries.filter((e) => e.status === "active" || e.status === "unstructured").map((e) => e.id).sort();
-        const shown = [
-          ...Object.values(a.slots).flatMap((s) => [s.id, ...(s.conflicting ?? []).map((c) => c.id)]),
-          ...[...a.facts, ...a.preferences, ...a.events, ...a.unstructured].map((f) => f.id),
-        ].sort();
-        expect(shown).toEqual(liveIds);
-      }),
+      fc.property(
+        fc.array(arbEntry, { maxLength: 15 }).chain((specs) => {
+          const entries = specs.map((s) => {
+            const fields: Parameters<typeof entry>[1] = { kind: s.kind, status: s.status, createdAt: s.createdAt };
+            if (s.key !== undefined) fields.key = s.key;
+            return entry(s.word, fields);
+          });
+          return fc.tuple(fc.constant(entries), fc.shuffledSubarray(entries, { minLength: entries.length, maxLength: entries.length }));
+        }),
+        ([entries, shuffled]) => {
+          const a = buildProfile(entries, "u1");
+          expect(buildProfile(shuffled, "u1")).toEqual(a);
+          const liveIds = entries
+            .filter((e) => e.status === "active" || e.status === "unstructured")
+            .map((e) => e.id)
+            .sort();
+          const shown = [
+            ...Object.values(a.slots).flatMap((s) => [s.id, ...(s.conflicting ?? []).map((c) => c.id)]),
+            ...[...a.facts, ...a.preferences, ...a.events, ...a.unstructured].map((f) => f.id),
+          ].sort();
+          expect(shown).toEqual(liveIds);
+        },
+      ),
       { numRuns: 100 },
     );
   });

@@ -75,7 +75,9 @@ export interface UserProfile {
  */
 export function buildProfile(entries: readonly MemoryEntry[], userId?: string): UserProfile {
   let owner: string | null = userId === undefined ? null : checkUserId(userId);
-  const checked = readGuarded("buildProfile: entries", () => Array.from(checkList(entries, "buildProfile: entries", "memory entries, e.g. from list"), checkEntry));
+  const checked = readGuarded("buildProfile: entries", () =>
+    Array.from(checkList(entries, "buildProfile: entries", "memory entries, e.g. from list"), checkEntry),
+  );
   const live: MemoryEntry[] = [];
   checked.forEach((e, i) => {
     if (owner === null) owner = e.userId;
@@ -121,12 +123,23 @@ function checkEntry(entry: unknown, i: number): MemoryEntry {
   if (typeof entry !== "object" || entry === null) throw bad();
   const { id, userId, content, kind, status, createdAt, seq, key, updatedAt, metadata } = entry as Record<string, unknown>;
   const ok =
-    typeof id === "string" && typeof userId === "string" && typeof content === "string" &&
-    ENTRY_KINDS.includes(kind as EntryKind) && ENTRY_STATUSES.includes(status as EntryStatus) &&
-    typeof createdAt === "number" && typeof seq === "number" && (key === undefined || typeof key === "string");
+    typeof id === "string" &&
+    typeof userId === "string" &&
+    typeof content === "string" &&
+    ENTRY_KINDS.includes(kind as EntryKind) &&
+    ENTRY_STATUSES.includes(status as EntryStatus) &&
+    typeof createdAt === "number" &&
+    typeof seq === "number" &&
+    (key === undefined || typeof key === "string");
   if (!ok) throw bad();
   const e: MemoryEntry = {
-    id, userId, content, kind: kind as EntryKind, status: status as EntryStatus, createdAt, seq,
+    id,
+    userId,
+    content,
+    kind: kind as EntryKind,
+    status: status as EntryStatus,
+    createdAt,
+    seq,
     updatedAt: typeof updatedAt === "number" ? updatedAt : createdAt,
     metadata: (metadata ?? {}) as MemoryEntry["metadata"],
   };

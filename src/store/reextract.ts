@@ -39,7 +39,12 @@ async function convert(change: Change, user: UserEntries, id: string, prepared: 
   // echoing it would make the entry supersede itself and vanish), nor be a candidate to replace.
   change.put({ ...current, status: "deleted" });
   // The facts keep the caller's metadata; their lifecycle is their own (extractor, judge, …) plus where they came from.
-  const facts = await ingestFacts(change, user, prepared, p, { metadata: current.metadata, lifecycle: { reextractedFrom: current.id }, createdAt: current.createdAt, now });
+  const facts = await ingestFacts(change, user, prepared, p, {
+    metadata: current.metadata,
+    lifecycle: { reextractedFrom: current.id },
+    createdAt: current.createdAt,
+    now,
+  });
   const into = facts.map((f) => f.id);
   const lifecycle: EntryLifecycle = { ...current.lifecycle, reextractedAt: now, reextractedInto: into };
   const next: EntryRecord =

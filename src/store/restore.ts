@@ -33,7 +33,13 @@ export function restoreEntry(change: Change, user: UserEntries, id: string, cloc
     delete next.supersededBy;
     const replacer = user.successor(record);
     if (replacer !== undefined && isLive(replacer.status)) {
-      change.put({ ...replacer, status: "superseded", supersededBy: id, updatedAt: now, lifecycle: { ...replacer.lifecycle, conflictReason: `restored ${id} replaces it` } });
+      change.put({
+        ...replacer,
+        status: "superseded",
+        supersededBy: id,
+        updatedAt: now,
+        lifecycle: { ...replacer.lifecycle, conflictReason: `restored ${id} replaces it` },
+      });
     }
   } else {
     throw invalidArgument(`restore: entry ${id} is ${record.status}; only deleted or superseded entries can be restored`);

@@ -70,7 +70,11 @@ export class StoreFollower {
   #running: Promise<boolean> | null = null;
   #again: Promise<boolean> | null = null;
 
-  constructor(backend: PersistenceBackend, state: EntryState, options: { readOnly: boolean; follow: boolean; identity: EmbedderIdentity; tornTails: TornTail[] }) {
+  constructor(
+    backend: PersistenceBackend,
+    state: EntryState,
+    options: { readOnly: boolean; follow: boolean; identity: EmbedderIdentity; tornTails: TornTail[] },
+  ) {
     this.#backend = backend;
     this.#state = state;
     this.#readOnly = options.readOnly;

@@ -165,7 +165,9 @@ export class WriteQueue {
     const wrapped =
       error instanceof MoomemError
         ? error
-        : new MoomemError("IO_FAILURE", `writing to ${this.#backend.location} failed: ${describeError(error)}; nothing of this write was kept`, { cause: error });
+        : new MoomemError("IO_FAILURE", `writing to ${this.#backend.location} failed: ${describeError(error)}; nothing of this write was kept`, {
+            cause: error,
+          });
     for (const s of staged) s.reject(wrapped);
   }
 }

@@ -98,16 +98,33 @@ function richEntries(): EntryRecord[] {
       metadata: { source: "chat", tags: ["food", "health"], nested: { score: 0.75, ok: true, none: null } },
     }),
     makeEntry("e3", 3, { userId: "user-2", content: "Meeting on Friday", kind: "event", embedding: vector([0, 1, -1, 2.5e-8]) }),
-    makeEntry("e4", 4, { content: "raw text nobody extracted", kind: "unstructured", status: "unstructured", lifecycle: { extractor: "llm", extractionDegraded: "model timed out" } }),
+    makeEntry("e4", 4, {
+      content: "raw text nobody extracted",
+      kind: "unstructured",
+      status: "unstructured",
+      lifecycle: { extractor: "llm", extractionDegraded: "model timed out" },
+    }),
     makeEntry("e5", 5, {
       content: "I live in Paris",
       key: "home_city",
       status: "superseded",
       supersededBy: "e1",
       updatedAt: T0 + 99,
-      lifecycle: { extractor: "patterns", sourceSpan: "I live in Paris", judge: "similarity", conflictReason: 'new value for key "home_city"', conflict: ["e2", "e3"], truncated: { originalChars: 9000 } },
+      lifecycle: {
+        extractor: "patterns",
+        sourceSpan: "I live in Paris",
+        judge: "similarity",
+        conflictReason: 'new value for key "home_city"',
+        conflict: ["e2", "e3"],
+        truncated: { originalChars: 9000 },
+      },
     }),
-    makeEntry("e6", 6, { content: "forgotten", status: "deleted", embedding: vector([1, 0, 0, 0]), lifecycle: { deletedFrom: "active", deletedAt: T0 + 7, restoredAt: T0 + 5 } }),
+    makeEntry("e6", 6, {
+      content: "forgotten",
+      status: "deleted",
+      embedding: vector([1, 0, 0, 0]),
+      lifecycle: { deletedFrom: "active", deletedAt: T0 + 7, restoredAt: T0 + 5 },
+    }),
     // A purged tombstone: no content, vector, key or metadata; only when it was erased.
     makeEntry("e8", 8, { content: "", status: "deleted", lifecycle: { purgedAt: T0 + 9 } }),
   ];
@@ -205,7 +222,9 @@ export function testBackend<B extends PersistenceBackend>(
       const batches: Batch[] = [
         { entries: [makeEntry("a", 1), makeEntry("b", 2)] },
         // The same id twice in one batch, then again in a later batch: the last one wins.
-        { entries: [makeEntry("c", 3), makeEntry("a", 1, { content: "a v2", updatedAt: T0 + 10 }), makeEntry("a", 1, { content: "a v3", updatedAt: T0 + 11 })] },
+        {
+          entries: [makeEntry("c", 3), makeEntry("a", 1, { content: "a v2", updatedAt: T0 + 10 }), makeEntry("a", 1, { content: "a v3", updatedAt: T0 + 11 })],
+        },
         { entries: [makeEntry("b", 2, { status: "deleted", updatedAt: T0 + 12 })] },
       ];
       await backend.append(batches);

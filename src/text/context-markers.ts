@@ -42,5 +42,9 @@ export function stripMemoryContext(text: string): string {
     // A block that filled whole lines takes its line break with it.
     if (out === "" || out.endsWith("\n")) rest = rest.replace(/^[ \t]*\r?\n/, "");
   }
-  return out.split(MEMORY_CONTEXT_CLOSE).join("").replace(/\n[ \t]*(?:\n[ \t]*)+\n/g, "\n\n").trim();
+  return out
+    .split(MEMORY_CONTEXT_CLOSE)
+    .join("")
+    .replace(/\n[ \t]*(?:\n[ \t]*)+\n/g, "\n\n")
+    .trim();
 }

@@ -7,11 +7,23 @@ import { stemEnglish } from "./english-stem.ts";
 describe("stemEnglish", () => {
   it("folds plurals, -ed, -ing and a final -e onto one stem", () => {
     const cases: Array<[string, string]> = [
-      ["paints", "paint"], ["painted", "paint"], ["painting", "paint"],
-      ["hike", "hik"], ["hikes", "hik"], ["hiked", "hik"], ["hiking", "hik"],
-      ["running", "run"], ["stopped", "stop"], ["planned", "plan"],
-      ["parties", "party"], ["married", "marry"], ["classes", "class"], ["watches", "watch"],
-      ["falling", "fall"], ["missed", "miss"], ["kids", "kid"],
+      ["paints", "paint"],
+      ["painted", "paint"],
+      ["painting", "paint"],
+      ["hike", "hik"],
+      ["hikes", "hik"],
+      ["hiked", "hik"],
+      ["hiking", "hik"],
+      ["running", "run"],
+      ["stopped", "stop"],
+      ["planned", "plan"],
+      ["parties", "party"],
+      ["married", "marry"],
+      ["classes", "class"],
+      ["watches", "watch"],
+      ["falling", "fall"],
+      ["missed", "miss"],
+      ["kids", "kid"],
     ];
     for (const [word, stem] of cases) expect(stemEnglish(word), word).toBe(stem);
   });

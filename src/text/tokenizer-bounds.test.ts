@@ -18,9 +18,37 @@ function canonical(text: string): string {
 
 // Pieces of ordinary text in many scripts, with the characters UAX #29 joins across (. , : ' ZWJ, marks).
 const WORD_PIECES = [
-  "peanut", "café", "naïve", "3.14", "1,000", "don't", "a:b", "e.g", "x.y", "Ünïcödé", "10:30",
-  "我对花生", "过敏", "北京", "カタカナー", "ひらがな", "한국어", "ภาษาไทย", "ສະບາຍດີ", "ខ្មែរ", "မြန်မာ",
-  "a\u0301", "\u0915\u094d\u0937", "👩‍💻", "👍🏽", "🇨🇳", "❤️", "x\u200dy", "\u200b", "\ufeff", "𠀀𠀁",
+  "peanut",
+  "café",
+  "naïve",
+  "3.14",
+  "1,000",
+  "don't",
+  "a:b",
+  "e.g",
+  "x.y",
+  "Ünïcödé",
+  "10:30",
+  "我对花生",
+  "过敏",
+  "北京",
+  "カタカナー",
+  "ひらがな",
+  "한국어",
+  "ภาษาไทย",
+  "ສະບາຍດີ",
+  "ខ្មែរ",
+  "မြန်မာ",
+  "a\u0301",
+  "\u0915\u094d\u0937",
+  "👩‍💻",
+  "👍🏽",
+  "🇨🇳",
+  "❤️",
+  "x\u200dy",
+  "\u200b",
+  "\ufeff",
+  "𠀀𠀁",
 ];
 // Everything a word never starts with: those would make the cut move past the next separator.
 const ATTACHING_START = /^[\p{M}\p{Cf}\p{Emoji_Modifier}]/u;
@@ -117,7 +145,11 @@ describe("segmenterWords: long unbroken input", () => {
 
   it("keeps every letter of one giant word (accented Latin): the words cover the text", () => {
     const c = canonical(hostile("accented", 10 * SEGMENT_CHUNK));
-    expect(words(c).map(([w]) => w).join("")).toBe(c);
+    expect(
+      words(c)
+        .map(([w]) => w)
+        .join(""),
+    ).toBe(c);
   });
 
   it("gives the CJK bigrams of one giant run whatever the pieces (they do not depend on the segmenter)", () => {
@@ -137,26 +169,39 @@ describe("segmenterWords: long unbroken input", () => {
 const HUGE_INPUT_TIMEOUT = 300_000;
 
 describe("tokenize: a 1 MB input returns", () => {
-  it("tokenizes 1 Mi units of unbroken CJK into its bigrams and dictionary words", () => {
-    const text = hostile("cjk", 1 << 20);
-    const tokens = tokenize(text);
-    const chars = Array.from(text).length;
-    // chars - 1 bigrams plus the segmenter's 1- and 3+-character words (at most one per character).
-    expect(tokens.length).toBeGreaterThanOrEqual(chars - 1);
-    expect(tokens.length).toBeLessThanOrEqual(2 * chars);
-  }, HUGE_INPUT_TIMEOUT);
+  it(
+    "tokenizes 1 Mi units of unbroken CJK into its bigrams and dictionary words",
+    () => {
+      const text = hostile("cjk", 1 << 20);
+      const tokens = tokenize(text);
+      const chars = Array.from(text).length;
+      // chars - 1 bigrams plus the segmenter's 1- and 3+-character words (at most one per character).
+      expect(tokens.length).toBeGreaterThanOrEqual(chars - 1);
+      expect(tokens.length).toBeLessThanOrEqual(2 * chars);
+    },
+    HUGE_INPUT_TIMEOUT,
+  );
 
-  it("tokenizes 256 Ki units of emoji and of zero-width characters", () => {
-    expect(tokenize(hostile("emoji", 1 << 18))).toEqual([]);
-    const zw = tokenize(hostile("zero-width", 1 << 18));
-    expect(zw.length).toBeGreaterThan(0);
-    for (const token of zw) expect(token).toMatch(/^x/);
-  }, HUGE_INPUT_TIMEOUT);
+  it(
+    "tokenizes 256 Ki units of emoji and of zero-width characters",
+    () => {
+      expect(tokenize(hostile("emoji", 1 << 18))).toEqual([]);
+      const zw = tokenize(hostile("zero-width", 1 << 18));
+      expect(zw.length).toBeGreaterThan(0);
+      for (const token of zw) expect(token).toMatch(/^x/);
+    },
+    HUGE_INPUT_TIMEOUT,
+  );
 });
 
 describe("normalizeForDedup on hostile input", () => {
   const reference = (text: string): string =>
-    text.normalize("NFKC").toLowerCase().replace(/\s+/gu, " ").trim().replace(/[\s.!?,;:~…‥。、，；：！？～]+$/u, "");
+    text
+      .normalize("NFKC")
+      .toLowerCase()
+      .replace(/\s+/gu, " ")
+      .trim()
+      .replace(/[\s.!?,;:~…‥。、，；：！？～]+$/u, "");
 
   it("equals the end-anchored regular expression it replaces", () => {
     fc.assert(
@@ -167,9 +212,13 @@ describe("normalizeForDedup on hostile input", () => {
     );
   });
 
-  it("handles 1 Mi units of spaced punctuation before a letter (quadratic with the regular expression)", () => {
-    const text = ". ".repeat(1 << 19) + "x";
-    expect(normalizeForDedup(text)).toBe(text);
-    expect(normalizeForDedup(". ".repeat(1 << 19))).toBe("");
-  }, HUGE_INPUT_TIMEOUT);
+  it(
+    "handles 1 Mi units of spaced punctuation before a letter (quadratic with the regular expression)",
+    () => {
+      const text = ". ".repeat(1 << 19) + "x";
+      expect(normalizeForDedup(text)).toBe(text);
+      expect(normalizeForDedup(". ".repeat(1 << 19))).toBe("");
+    },
+    HUGE_INPUT_TIMEOUT,
+  );
 });

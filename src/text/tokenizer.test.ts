@@ -60,7 +60,12 @@ describe("tokenize: words", () => {
   });
 
   it("folds English inflections so the forms of a word meet", () => {
-    for (const group of [["painted", "painting", "paints", "paint"], ["hiking", "hiked", "hikes", "hike"], ["running", "runs"], ["studies", "studied", "study"]]) {
+    for (const group of [
+      ["painted", "painting", "paints", "paint"],
+      ["hiking", "hiked", "hikes", "hike"],
+      ["running", "runs"],
+      ["studies", "studied", "study"],
+    ]) {
       const stems = new Set(group.map((w) => tokenize(w).join(" ")));
       expect([...stems]).toHaveLength(1);
     }

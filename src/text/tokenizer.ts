@@ -60,7 +60,11 @@ function wordSegmenter(): Intl.Segmenter {
  * never matters).
  */
 function canonicalText(text: string): string {
-  return text.normalize("NFKC").toLowerCase().replace(/[\u2019\u02bc]/g, "'").replace(/_/g, " ");
+  return text
+    .normalize("NFKC")
+    .toLowerCase()
+    .replace(/[\u2019\u02bc]/g, "'")
+    .replace(/_/g, " ");
 }
 
 /**
@@ -77,7 +81,7 @@ export function segmenterWords(canonical: string, visit: (word: string, index: n
     segmentPiece(canonical, 0, visit);
     return;
   }
-  for (let start = 0; start < canonical.length; ) {
+  for (let start = 0; start < canonical.length;) {
     const end = pieceEnd(canonical, start, chunkChars);
     segmentPiece(canonical.slice(start, end), start, visit);
     start = end;
@@ -381,9 +385,7 @@ export function normalizeForDedup(text: string): string {
 }
 
 /** An add asks for a text's dedup form twice (the duplicate check, then indexing): the last few are kept. */
-const dedupForms = new BoundedMemo<string>(512, (text) =>
-  trimTrailingPunctuation(text.normalize("NFKC").toLowerCase().replace(/\s+/gu, " ").trim()),
-);
+const dedupForms = new BoundedMemo<string>(512, (text) => trimTrailingPunctuation(text.normalize("NFKC").toLowerCase().replace(/\s+/gu, " ").trim()));
 
 /**
  * Jaccard similarity of two token lists taken as sets: |A ∩ B| / |A ∪ B|; 0 when both are empty.

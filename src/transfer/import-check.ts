@@ -32,7 +32,6 @@ export interface EntryRules {
   validUsers: Set<string>;
 }
 
-
 /**
  * Throws a plain Error saying what is wrong with one imported entry (the caller names the line): the
  * rules `add` applies to what it stores, and the state's invariants, so that nothing an import
@@ -48,14 +47,20 @@ export function checkImportedEntry(entry: EntryRecord, rules: EntryRules): void 
     throw new Error(`it belongs to user ${entry.userId}, but the header says this export holds only user ${rules.userId}'s entries`);
   }
   const tombstone = entry.status === "deleted" && isPurged(entry);
-  if (!tombstone && isBlankText(entry.content)) throw new Error("its content is empty or only white space or invisible characters (only a purged, deleted entry has none)");
+  if (!tombstone && isBlankText(entry.content))
+    throw new Error("its content is empty or only white space or invisible characters (only a purged, deleted entry has none)");
   if (entry.content.length > rules.maxContentChars) {
-    throw new Error(`its content is ${entry.content.length} characters long, over this store's maxContentChars (${rules.maxContentChars}); open the store with a larger maxContentChars to import it`);
+    throw new Error(
+      `its content is ${entry.content.length} characters long, over this store's maxContentChars (${rules.maxContentChars}); open the store with a larger maxContentChars to import it`,
+    );
   }
   if (entry.key !== undefined && (entry.key.length === 0 || entry.key.length > MAX_IMPORT_KEY_CHARS)) {
     throw new Error(`its key must be 1-${MAX_IMPORT_KEY_CHARS} characters, got ${entry.key.length}`);
   }
-  for (const [field, time] of [["created_at", entry.createdAt], ["updated_at", entry.updatedAt]] as const) {
+  for (const [field, time] of [
+    ["created_at", entry.createdAt],
+    ["updated_at", entry.updatedAt],
+  ] as const) {
     if (Math.abs(time) > MAX_TIME_MS) throw new Error(`its ${field} (${time}) is outside the times a JS Date can hold (±${MAX_TIME_MS} ms around 1970)`);
   }
   if (!plainlyValid(entry.metadata)) checkMetadata(entry.metadata, "its metadata");
@@ -65,7 +70,8 @@ export function checkImportedEntry(entry: EntryRecord, rules: EntryRules): void 
   }
   const by = entry.supersededBy;
   if (by === entry.id) throw new Error("it is superseded by itself");
-  if (isLive(entry.status) && by !== undefined) throw new Error(`it is ${entry.status} yet has superseded_by ${JSON.stringify(by)} (only a superseded or deleted entry names what replaced it)`);
+  if (isLive(entry.status) && by !== undefined)
+    throw new Error(`it is ${entry.status} yet has superseded_by ${JSON.stringify(by)} (only a superseded or deleted entry names what replaced it)`);
   if (entry.status === "superseded" && by === undefined) throw new Error("it is superseded but its superseded_by names no entry");
   // restore() puts a forgotten entry back in the status it had; a superseded one needs its successor.
   if (entry.status === "deleted" && entry.lifecycle.deletedFrom === "superseded" && by === undefined) {
@@ -83,8 +89,10 @@ export function checkImportedEntry(entry: EntryRecord, rules: EntryRules): void 
  */
 function checkLifecycleSize(entry: EntryRecord, maxContentChars: number): void {
   const { conflict, reextractedInto } = entry.lifecycle;
-  if (conflict !== undefined && conflict.length > MAX_CONFLICT_IDS) throw new Error(`its lifecycle.conflict lists ${conflict.length} ids; the store keeps at most ${MAX_CONFLICT_IDS}`);
-  if (reextractedInto !== undefined && reextractedInto.length > PLUGIN_LIMITS.facts) throw new Error(`its lifecycle.reextracted_into lists ${reextractedInto.length} ids; an extraction yields at most ${PLUGIN_LIMITS.facts}`);
+  if (conflict !== undefined && conflict.length > MAX_CONFLICT_IDS)
+    throw new Error(`its lifecycle.conflict lists ${conflict.length} ids; the store keeps at most ${MAX_CONFLICT_IDS}`);
+  if (reextractedInto !== undefined && reextractedInto.length > PLUGIN_LIMITS.facts)
+    throw new Error(`its lifecycle.reextracted_into lists ${reextractedInto.length} ids; an extraction yields at most ${PLUGIN_LIMITS.facts}`);
   const limit = METADATA_LIMITS.chars + 6 * maxContentChars;
   const chars = JSON.stringify(entry.lifecycle).length;
   if (chars > limit) throw new Error(`its lifecycle is ${chars} characters as JSON; the limit is ${limit}`);
@@ -167,13 +175,25 @@ export function planImport(imported: ImportedEntries, state: EntryState, partial
   return { fresh, existing, users: users.size };
 }
 
-function checkLink(entry: EntryRecord, field: string, id: string, line: number, ownerInImport: (id: string) => string | undefined, state: EntryState, partial: boolean): void {
+function checkLink(
+  entry: EntryRecord,
+  field: string,
+  id: string,
+  line: number,
+  ownerInImport: (id: string) => string | undefined,
+  state: EntryState,
+  partial: boolean,
+): void {
   const owner = ownerInImport(id) ?? state.get(id)?.userId;
   if (owner === undefined) {
     if (partial) return;
-    throw invalidArgument(`import: line ${line}: entry ${entry.id} names ${id} in ${field}, but no entry has that id in this import or in the store (was the export cut short? { partial: true } accepts that); nothing was imported`);
+    throw invalidArgument(
+      `import: line ${line}: entry ${entry.id} names ${id} in ${field}, but no entry has that id in this import or in the store (was the export cut short? { partial: true } accepts that); nothing was imported`,
+    );
   }
   if (owner !== entry.userId) {
-    throw invalidArgument(`import: line ${line}: entry ${entry.id} of user ${entry.userId} names ${id} in ${field}, which is another user's entry; links never cross users, nothing was imported`);
+    throw invalidArgument(
+      `import: line ${line}: entry ${entry.id} of user ${entry.userId} names ${id} in ${field}, which is another user's entry; links never cross users, nothing was imported`,
+    );
   }
 }

@@ -41,7 +41,11 @@ export async function embedImported(parsed: ParsedImport, state: EntryState, par
   if (reembed.length > 0) planImport(parsed, state, partial);
   for (let i = 0; i < reembed.length; i += EMBED_BATCH) {
     const slice = reembed.slice(i, i + EMBED_BATCH);
-    const embedded = await embedTexts(embedder, slice.map((e) => e.content), identity.dim);
+    const embedded = await embedTexts(
+      embedder,
+      slice.map((e) => e.content),
+      identity.dim,
+    );
     slice.forEach((e, j) => {
       e.embedding = embedded.vectors?.[j] ?? null;
       if (embedded.vectors === null) e.lifecycle = { ...e.lifecycle, embeddingDegraded: embedded.degradedReason ?? "embedding failed" };

@@ -14,7 +14,7 @@ function split(chunks: readonly string[], max = 1_000_000): ImportLine[] {
 /** Cuts `text` at random places (empty pieces included). */
 function randomChunks(text: string, rnd: () => number): string[] {
   const out: string[] = [];
-  for (let at = 0; at < text.length; ) {
+  for (let at = 0; at < text.length;) {
     const len = Math.floor(rnd() * rnd() * 40);
     out.push(text.slice(at, at + len));
     at += len;
@@ -32,7 +32,10 @@ describe("LineSplitter", () => {
       const expected = text.split("\n");
       if (text.endsWith("\n") || text.length === 0) expected.pop();
       const got = split(randomChunks(text, rnd));
-      expect(got.map((l) => l.text), `run ${run}`).toEqual(expected);
+      expect(
+        got.map((l) => l.text),
+        `run ${run}`,
+      ).toEqual(expected);
       expect(got.map((l) => l.number)).toEqual(expected.map((_, i) => i + 1));
     }
   });

@@ -107,7 +107,9 @@ export async function parseImport(source: Iterable<string> | AsyncIterable<strin
     started = true;
     if (typeof value === "object" && value !== null && !Array.isArray(value) && Object.hasOwn(value, "moomem_export")) {
       if (!first) {
-        throw invalidArgument(`import: line ${lineNo} is an export header, but an export has exactly one, on its first line (two exports joined, or an edited file?); nothing was imported`);
+        throw invalidArgument(
+          `import: line ${lineNo} is an export header, but an export has exactly one, on its first line (two exports joined, or an edited file?); nothing was imported`,
+        );
       }
       out.header = checkHeader(value as Record<string, unknown>, lineNo, options.partial);
       rules.dim = out.header.embedder.dim;
@@ -140,7 +142,9 @@ export async function parseImport(source: Iterable<string> | AsyncIterable<strin
   splitter.end(take);
   if (!options.partial) {
     if (out.header === null) {
-      throw invalidArgument("import: the input is empty: an export has at least its header line; pass { partial: true } (moomem import --partial) to accept that; nothing was imported");
+      throw invalidArgument(
+        "import: the input is empty: an export has at least its header line; pass { partial: true } (moomem import --partial) to accept that; nothing was imported",
+      );
     }
     if (out.header.count !== out.entries.length) {
       throw invalidArgument(
@@ -161,21 +165,29 @@ function checkHeader(o: Record<string, unknown>, lineNo: number, partial: boolea
   }
   const embedder = field("embedder") as Record<string, unknown> | undefined;
   if (
-    typeof embedder !== "object" || embedder === null || Array.isArray(embedder) ||
-    typeof embedder["id"] !== "string" || embedder["id"].length === 0 ||
-    !Number.isSafeInteger(embedder["dim"]) || (embedder["dim"] as number) < 1
+    typeof embedder !== "object" ||
+    embedder === null ||
+    Array.isArray(embedder) ||
+    typeof embedder["id"] !== "string" ||
+    embedder["id"].length === 0 ||
+    !Number.isSafeInteger(embedder["dim"]) ||
+    (embedder["dim"] as number) < 1
   ) {
     throw invalidArgument(`import: line ${lineNo}: the export header has no valid "embedder" { id, dim }; nothing was imported`);
   }
   // `entry_format`, or `format` in exports written before the field was named.
   const entryFormat = field("entry_format") ?? field("format") ?? EXPORT_ENTRY_FORMAT;
   if (!ENTRY_FORMATS.includes(entryFormat as number)) {
-    throw invalidArgument(`import: line ${lineNo}: the export header names entry format ${JSON.stringify(entryFormat)}; this moomem reads entry formats ${ENTRY_FORMATS.join(", ")}; nothing was imported`);
+    throw invalidArgument(
+      `import: line ${lineNo}: the export header names entry format ${JSON.stringify(entryFormat)}; this moomem reads entry formats ${ENTRY_FORMATS.join(", ")}; nothing was imported`,
+    );
   }
   const count = field("count");
   const countOk = Number.isSafeInteger(count) && (count as number) >= 0;
   if (!countOk && !(partial && count === undefined)) {
-    throw invalidArgument(`import: line ${lineNo}: the export header's "count" must be the number of entry lines, got ${JSON.stringify(count) ?? "none"}; nothing was imported`);
+    throw invalidArgument(
+      `import: line ${lineNo}: the export header's "count" must be the number of entry lines, got ${JSON.stringify(count) ?? "none"}; nothing was imported`,
+    );
   }
   const userId = field("user_id") ?? null;
   if (userId !== null) {

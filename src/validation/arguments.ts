@@ -34,7 +34,8 @@ export function checkUserId(userId: unknown): string {
       );
     }
   }
-  if (userId.startsWith(".")) throw new MoomemError("INVALID_USER_ID", `user id ${JSON.stringify(userId)} starts with "."; start it with a letter, digit, _ or -`);
+  if (userId.startsWith("."))
+    throw new MoomemError("INVALID_USER_ID", `user id ${JSON.stringify(userId)} starts with "."; start it with a letter, digit, _ or -`);
   return userId;
 }
 
@@ -61,7 +62,10 @@ export function asArgumentError(error: unknown, what: string): MoomemError {
 
 /** What `import` reads from: a sync or async iterable of strings (not a string itself). */
 export function checkImportSource(lines: unknown): Iterable<string> | AsyncIterable<string> {
-  const iterable = readGuarded("import: the lines", () => typeof lines === "object" && lines !== null && (Symbol.iterator in lines || Symbol.asyncIterator in lines));
+  const iterable = readGuarded(
+    "import: the lines",
+    () => typeof lines === "object" && lines !== null && (Symbol.iterator in lines || Symbol.asyncIterator in lines),
+  );
   if (!iterable) {
     throw invalidArgument(`import: pass an iterable of lines or JSONL chunks (e.g. the result of export(), or an array of strings), got ${describe(lines)}`);
   }
@@ -182,7 +186,9 @@ export function checkAddInput(input: unknown): string | ChatMessage[] {
       messages.push({ role: canonicalRole(role), content: messageText(content, i) });
     }
     if (messages.every((m) => isBlankText(m.content))) {
-      throw invalidArgument("add: no message of the transcript has text (only white space or invisible characters; parts other than text, such as images, are ignored)");
+      throw invalidArgument(
+        "add: no message of the transcript has text (only white space or invisible characters; parts other than text, such as images, are ignored)",
+      );
     }
     return messages;
   });
@@ -193,7 +199,9 @@ function messageText(content: unknown, i: number): string {
   if (typeof content === "string") return content;
   if (content === null) return "";
   if (!Array.isArray(content)) {
-    throw invalidArgument(`add: transcript message ${i} needs "content" as a string or an array of parts like { type: "text", text: "…" } (got ${describe(content)})`);
+    throw invalidArgument(
+      `add: transcript message ${i} needs "content" as a string or an array of parts like { type: "text", text: "…" } (got ${describe(content)})`,
+    );
   }
   // Bounded like the messages themselves: walking a sparse array of 2³² − 1 holes would hang.
   if (content.length > MAX_TRANSCRIPT_MESSAGES) {
@@ -203,9 +211,11 @@ function messageText(content: unknown, i: number): string {
   for (let j = 0; j < content.length; j++) {
     const part: unknown = content[j];
     const { type, text } = (typeof part === "object" && part !== null ? part : {}) as Record<string, unknown>;
-    if (typeof type !== "string") throw invalidArgument(`add: transcript message ${i} content part ${j} needs a string "type" (e.g. { type: "text", text: "…" }), got ${describe(part)}`);
+    if (typeof type !== "string")
+      throw invalidArgument(`add: transcript message ${i} content part ${j} needs a string "type" (e.g. { type: "text", text: "…" }), got ${describe(part)}`);
     if (type !== "text") continue; // images, files, tool calls: nothing to remember as words
-    if (typeof text !== "string") throw invalidArgument(`add: transcript message ${i} content part ${j} is of type "text" but its "text" is ${describe(text)}, not a string`);
+    if (typeof text !== "string")
+      throw invalidArgument(`add: transcript message ${i} content part ${j} is of type "text" but its "text" is ${describe(text)}, not a string`);
     texts.push(text);
   }
   return texts.join("\n");
@@ -277,7 +287,8 @@ function copyJson(value: unknown, path: string, depth: number, budget: { values:
     if (!Number.isFinite(value)) throw invalidArgument(`${path} is ${String(value)}; JSON has no NaN or Infinity`);
     return value;
   }
-  if (typeof value === "object" && ancestors.has(value)) throw invalidArgument(`${path} refers back to an object that contains it (a cycle); JSON cannot hold cycles`);
+  if (typeof value === "object" && ancestors.has(value))
+    throw invalidArgument(`${path} refers back to an object that contains it (a cycle); JSON cannot hold cycles`);
   if (Array.isArray(value)) {
     if (value.length > budget.values) throw tooLarge(path, `an array of ${value.length} items`);
     ancestors.add(value);

@@ -72,7 +72,8 @@ export function checkExtractorMode(extractor: Extractor): void {
 /** `extractor.verbatim`, read once at open: true, false, or absent (false). */
 export function readExtractorVerbatim(extractor: Extractor): boolean {
   const value = readMember(extractor, "verbatim", "extractor");
-  if (value !== undefined && typeof value !== "boolean") throw invalidArgument(`open: extractor.verbatim must be true, false or left out, got ${describeValue(value)}`);
+  if (value !== undefined && typeof value !== "boolean")
+    throw invalidArgument(`open: extractor.verbatim must be true, false or left out, got ${describeValue(value)}`);
   return value === true;
 }
 
@@ -112,7 +113,8 @@ export function checkEmbeddings(value: unknown, count: number, dim: number): { v
   const vectors: Float32Array[] = [];
   for (let i = 0; i < count; i++) {
     const v: unknown = value[i];
-    if (!isNumberList(v)) return { problem: `embedder returned a bad vector: vector ${i} is ${describeValue(v)}, expected a Float32Array or an array of numbers` };
+    if (!isNumberList(v))
+      return { problem: `embedder returned a bad vector: vector ${i} is ${describeValue(v)}, expected a Float32Array or an array of numbers` };
     if (v.length !== dim) return { problem: `embedder returned a bad vector: vector ${i} has length ${v.length}, expected ${dim} (embedder.dim)` };
     let copy: Float32Array;
     if (v instanceof Float32Array) {
@@ -121,7 +123,8 @@ export function checkEmbeddings(value: unknown, count: number, dim: number): { v
       copy = new Float32Array(dim);
       for (let j = 0; j < dim; j++) {
         const x: unknown = v[j];
-        if (typeof x !== "number") return { problem: `embedder returned a bad vector: vector ${i} has ${describeValue(x)} at index ${j}, expected a finite number` };
+        if (typeof x !== "number")
+          return { problem: `embedder returned a bad vector: vector ${i} has ${describeValue(x)} at index ${j}, expected a finite number` };
         copy[j] = x;
       }
     }
@@ -154,11 +157,15 @@ export function checkFacts(value: unknown): ExtractedFact[] {
     if (typeof f !== "object" || f === null) throw new Error(`extractor fact ${i} is ${describeValue(f)}, not an object`);
     const { content, kind, key, sourceSpan } = f as Record<string, unknown>;
     if (typeof content !== "string") throw new Error(`extractor fact ${i} has no string content (got ${describeValue(content)})`);
-    if (!ENTRY_KINDS.includes(kind as EntryKind)) throw new Error(`extractor fact ${i} has kind ${describeValue(kind)}; expected one of ${ENTRY_KINDS.join(", ")}`);
+    if (!ENTRY_KINDS.includes(kind as EntryKind))
+      throw new Error(`extractor fact ${i} has kind ${describeValue(kind)}; expected one of ${ENTRY_KINDS.join(", ")}`);
     if (key !== undefined && key !== null && (typeof key !== "string" || isBlankText(key) || key.length > PLUGIN_LIMITS.keyChars)) {
-      throw new Error(`extractor fact ${i} has an invalid key ${describeValue(key)} (a key is a name of 1-${PLUGIN_LIMITS.keyChars} characters, such as "home_city")`);
+      throw new Error(
+        `extractor fact ${i} has an invalid key ${describeValue(key)} (a key is a name of 1-${PLUGIN_LIMITS.keyChars} characters, such as "home_city")`,
+      );
     }
-    if (sourceSpan !== undefined && sourceSpan !== null && typeof sourceSpan !== "string") throw new Error(`extractor fact ${i} has an invalid sourceSpan ${describeValue(sourceSpan)}`);
+    if (sourceSpan !== undefined && sourceSpan !== null && typeof sourceSpan !== "string")
+      throw new Error(`extractor fact ${i} has an invalid sourceSpan ${describeValue(sourceSpan)}`);
     if (isBlankText(content)) continue; // an empty fact is no fact
     const fact: ExtractedFact = { content: content.trim(), kind: kind as EntryKind };
     if (typeof key === "string") fact.key = key;

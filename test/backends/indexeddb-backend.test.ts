@@ -1,7 +1,12 @@
 // IndexedDbBackend: the conformance suite plus IndexedDB-specific rules (fake-indexeddb off-browser, the real one in Chromium).
 
 import { describe, it, expect, afterEach } from "vitest";
-import { IndexedDbBackend, INDEXEDDB_NAME_PREFIX, INDEXEDDB_SCHEMA_VERSION, INDEXEDDB_FORMAT_VERSION } from "../../src/persistence/indexeddb/indexeddb-backend.ts";
+import {
+  IndexedDbBackend,
+  INDEXEDDB_NAME_PREFIX,
+  INDEXEDDB_SCHEMA_VERSION,
+  INDEXEDDB_FORMAT_VERSION,
+} from "../../src/persistence/indexeddb/indexeddb-backend.ts";
 import { isMoomemError } from "../../src/errors.ts";
 import type { MoomemErrorCode } from "../../src/errors.ts";
 import type { EntryRecord, Metadata } from "../../src/types.ts";
@@ -174,9 +179,28 @@ testBackend(
         await backend.close();
         // As moomem 0.1 wrote them: format 2, the store's bookkeeping inside metadata, beside the caller's keys.
         await rawPut(nameOf(backend), "meta", { format: 2, embedder: null, lastWriteAt: 1 }, "store");
-        const legacy = { id: "old", user_id: "user-1", content: "", kind: "fact", status: "deleted", created_at: 1, updated_at: 2, superseded_by: null, seq: 2, embedding: null, metadata: { purged: true, purged_at: 2 } };
+        const legacy = {
+          id: "old",
+          user_id: "user-1",
+          content: "",
+          kind: "fact",
+          status: "deleted",
+          created_at: 1,
+          updated_at: 2,
+          superseded_by: null,
+          seq: 2,
+          embedding: null,
+          metadata: { purged: true, purged_at: 2 },
+        };
         await rawPut(nameOf(backend), "entries", legacy);
-        await rawPut(nameOf(backend), "entries", { ...legacy, id: "mine", content: "I like tea", status: "active", seq: 3, metadata: { channel: "chat", extractor: "raw", purged: true } });
+        await rawPut(nameOf(backend), "entries", {
+          ...legacy,
+          id: "mine",
+          content: "I like tea",
+          status: "active",
+          seq: 3,
+          metadata: { channel: "chat", extractor: "raw", purged: true },
+        });
         const next = await reopen(backend);
         const state = await next.load();
         expect(state.formatVersion).toBe(2);
@@ -196,7 +220,12 @@ testBackend(
           db.close();
         }
         const third = await reopen(backend);
-        expect((await third.load()).entries.map((e) => [e.id, e.lifecycle])).toEqual([["a", {}], ["old", { purgedAt: 2 }], ["mine", { extractor: "raw" }], ["b", { judge: "similarity" }]]);
+        expect((await third.load()).entries.map((e) => [e.id, e.lifecycle])).toEqual([
+          ["a", {}],
+          ["old", { purgedAt: 2 }],
+          ["mine", { extractor: "raw" }],
+          ["b", { judge: "similarity" }],
+        ]);
         await third.close();
       });
 
@@ -217,7 +246,19 @@ testBackend(
         await backend.close();
         const nan = new Uint8Array(Float32Array.of(1, Number.NaN, 0, 0).buffer);
         const embedding = btoa(String.fromCharCode(...nan));
-        await rawPut(nameOf(backend), "entries", { id: "nan", user_id: "u", content: "x", kind: "fact", status: "active", created_at: 1, updated_at: 1, superseded_by: null, seq: 2, embedding, metadata: {} });
+        await rawPut(nameOf(backend), "entries", {
+          id: "nan",
+          user_id: "u",
+          content: "x",
+          kind: "fact",
+          status: "active",
+          created_at: 1,
+          updated_at: 1,
+          superseded_by: null,
+          seq: 2,
+          embedding,
+          metadata: {},
+        });
         const next = await reopen(backend);
         await expectCode(next.load(), "STORE_CORRUPTED", /"nan".*embedding/);
       });

@@ -31,7 +31,15 @@ export function toLines(values: readonly unknown[]): string[] {
 
 /** An export header for `count` entries of the embedder `{ id, dim }`. */
 export function header(embedder: { id: string; dim: number }, count: number, extra: Json = {}): Json {
-  return { moomem_export: 1, entry_format: 2, embedder: { id: embedder.id, dim: embedder.dim }, user_id: null, exported_at: 1_700_000_000_000, count, ...extra };
+  return {
+    moomem_export: 1,
+    entry_format: 2,
+    embedder: { id: embedder.id, dim: embedder.dim },
+    user_id: null,
+    exported_at: 1_700_000_000_000,
+    count,
+    ...extra,
+  };
 }
 
 /** Dense base64 of these float32 values (what an export line holds), NaN and ±Infinity included. */

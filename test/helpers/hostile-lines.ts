@@ -203,7 +203,10 @@ export function hostileImport(rnd: Rnd, source: readonly Json[], targetIds: Read
         break;
       case 12: {
         const field = pick(rnd, ["moomem_export", "embedder", "count", "count", "entry_format"]);
-        const value = pick<unknown>(rnd, field === "count" ? [-1, "3", 1.5, 1e9, null] : field === "embedder" ? [null, { id: 5, dim: 256 }, { id: "x", dim: -1 }, "hashing"] : [99, "1", 0]);
+        const value = pick<unknown>(
+          rnd,
+          field === "count" ? [-1, "3", 1.5, 1e9, null] : field === "embedder" ? [null, { id: 5, dim: 256 }, { id: "x", dim: -1 }, "hashing"] : [99, "1", 0],
+        );
         (head as Json)[field] = value;
         mutations.push(`header ${field} = ${JSON.stringify(value)}`);
         break;

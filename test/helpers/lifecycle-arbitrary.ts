@@ -4,7 +4,10 @@ import fc from "fast-check";
 import { ENTRY_STATUSES, type EntryLifecycle } from "../../src/types.ts";
 
 const id = fc.string({ minLength: 1, maxLength: 16 });
-const time = fc.oneof(fc.integer({ min: 0, max: 2 ** 45 }), fc.double({ min: -1e13, max: 1e13, noNaN: true, noDefaultInfinity: true }).filter((t) => !Object.is(t, -0)));
+const time = fc.oneof(
+  fc.integer({ min: 0, max: 2 ** 45 }),
+  fc.double({ min: -1e13, max: 1e13, noNaN: true, noDefaultInfinity: true }).filter((t) => !Object.is(t, -0)),
+);
 
 /** Any lifecycle: each field present or not, with any value of its type. */
 export const lifecycleArbitrary: fc.Arbitrary<EntryLifecycle> = fc.record(

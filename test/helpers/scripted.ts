@@ -13,7 +13,13 @@ export class RuleExtractor implements Extractor {
 
   extract(_userId: string, input: string | readonly { role: string; content: string }[]): Promise<ExtractedFact[]> {
     this.calls++;
-    const text = typeof input === "string" ? input : input.filter((m) => m.role === "user").map((m) => m.content).join("\n");
+    const text =
+      typeof input === "string"
+        ? input
+        : input
+            .filter((m) => m.role === "user")
+            .map((m) => m.content)
+            .join("\n");
     const facts: ExtractedFact[] = [];
     for (const line of text.split("\n")) {
       for (const rule of this.rules) {
@@ -44,7 +50,9 @@ export class ScriptedJudge implements ConflictJudge {
   constructor(private readonly decide: (fact: string, candidate: string) => Verdict["decision"]) {}
   judge(fact: ExtractedFact, candidates: Array<{ id: string; content: string }>): Promise<Verdict[]> {
     this.calls++;
-    return Promise.resolve(candidates.map((c) => ({ id: c.id, decision: this.decide(fact.content, c.content), reason: `scripted: ${fact.content} vs ${c.content}` })));
+    return Promise.resolve(
+      candidates.map((c) => ({ id: c.id, decision: this.decide(fact.content, c.content), reason: `scripted: ${fact.content} vs ${c.content}` })),
+    );
   }
 }
 
@@ -119,7 +127,24 @@ export function throwsWith(fn: () => unknown, code: string, text?: string | RegE
 
 /** Twenty lines of small talk with no fact about the user (AC-03). */
 export const CHIT_CHAT: readonly string[] = [
-  "hi there!", "how are you today?", "lol that's funny", "thanks a lot", "good morning", "ok cool",
-  "haha", "what a day", "see you later", "nice weather huh", "I'm so tired right now", "hmm let me think",
-  "bye!", "that's great", "you're welcome", "sure", "no worries", "wow", "really?", "awesome",
+  "hi there!",
+  "how are you today?",
+  "lol that's funny",
+  "thanks a lot",
+  "good morning",
+  "ok cool",
+  "haha",
+  "what a day",
+  "see you later",
+  "nice weather huh",
+  "I'm so tired right now",
+  "hmm let me think",
+  "bye!",
+  "that's great",
+  "you're welcome",
+  "sure",
+  "no worries",
+  "wow",
+  "really?",
+  "awesome",
 ];

@@ -23,7 +23,9 @@ describe("MCP tools and their scope", () => {
       expect(Object.keys(tool.inputSchema.properties)).not.toContain("userId");
       expect(tool.inputSchema.required).not.toContain("userId");
     }
-    expect(errorText(await callMemoryTool(mem, pinned, "recall", { userId: "bob", query: "PIN" }))).toMatch(/^INVALID_ARGUMENT: recall: unknown argument "userId" \(this server is pinned to one user/);
+    expect(errorText(await callMemoryTool(mem, pinned, "recall", { userId: "bob", query: "PIN" }))).toMatch(
+      /^INVALID_ARGUMENT: recall: unknown argument "userId" \(this server is pinned to one user/,
+    );
     expect(errorText(await callMemoryTool(mem, pinned, "forget", { userId: "bob", all: true }))).toContain('unknown argument "userId"');
     expect((await callMemoryTool(mem, pinned, "forget", { all: true })).structuredContent).toEqual({ forgotten: 0 });
     expect(await mem.list("bob")).toHaveLength(1);

@@ -30,7 +30,12 @@ function scriptedModel(steps: Array<(prompt: CallOptions["prompt"]) => ToolCall[
         return Promise.resolve({ content: [{ type: "text", text: out }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] });
       }
       return Promise.resolve({
-        content: out.map((c, i) => ({ type: "tool-call" as const, toolCallId: `call-${calls.length}-${i}`, toolName: c.toolName, input: JSON.stringify(c.input) })),
+        content: out.map((c, i) => ({
+          type: "tool-call" as const,
+          toolCallId: `call-${calls.length}-${i}`,
+          toolName: c.toolName,
+          input: JSON.stringify(c.input),
+        })),
         finishReason: { unified: "tool-calls", raw: "tool_calls" },
         usage,
         warnings: [],
@@ -88,8 +93,24 @@ describe("memoryTools inside generateText", () => {
     const recalled = result.steps[1]!.toolResults[0]!;
     expect(recalled.output).toEqual({
       memories: expect.arrayContaining([
-        { id: expect.any(String), content: "User is allergic to peanuts", kind: "fact", key: "allergy_peanut", observedAt: "2024-03-10T00:00:00.000Z", when: "just now", score: expect.any(Number) },
-        { id: expect.any(String), content: "I moved to Lisbon last spring", kind: "fact", key: "home_city", observedAt: "2024-03-07T00:00:00.000Z", when: "3 days ago", score: expect.any(Number) },
+        {
+          id: expect.any(String),
+          content: "User is allergic to peanuts",
+          kind: "fact",
+          key: "allergy_peanut",
+          observedAt: "2024-03-10T00:00:00.000Z",
+          when: "just now",
+          score: expect.any(Number),
+        },
+        {
+          id: expect.any(String),
+          content: "I moved to Lisbon last spring",
+          kind: "fact",
+          key: "home_city",
+          observedAt: "2024-03-07T00:00:00.000Z",
+          when: "3 days ago",
+          score: expect.any(Number),
+        },
       ]),
     });
     expect((recalled.output as { memories: unknown[] }).memories).toHaveLength(2);
@@ -105,10 +126,7 @@ describe("memoryTools inside generateText", () => {
   it("gives the model no way to reach another user: a userId in the input is rejected, nothing runs", async () => {
     const mem = await MemoryStore.open(":memory:");
     await mem.add("bob", "bob's bank PIN hint: birthday");
-    const { model } = scriptedModel([
-      () => [{ toolName: "recall", input: { query: "PIN", userId: "bob" } }],
-      () => "done",
-    ]);
+    const { model } = scriptedModel([() => [{ toolName: "recall", input: { query: "PIN", userId: "bob" } }], () => "done"]);
     const result = await generateText({ model, tools: memoryTools(mem, { userId: "alice" }), stopWhen: stepCountIs(3), prompt: "x" });
     const parts = result.steps[0]!.content;
     const error = parts.find((p) => p.type === "tool-error");

@@ -17,7 +17,10 @@ function reworded(code: ConstructorParameters<typeof MoomemError>[0], message: s
 
 describe("forCli", () => {
   it("keeps what happened and replaces the API advice of a read-only file system", () => {
-    const error = reworded("IO_FAILURE", "cannot write /x/moomem/journal.1.jsonl (EROFS: read-only file system); the file system is read-only: open with { readOnly: true }");
+    const error = reworded(
+      "IO_FAILURE",
+      "cannot write /x/moomem/journal.1.jsonl (EROFS: read-only file system); the file system is read-only: open with { readOnly: true }",
+    );
     expect(error.message).toBe(
       "cannot write /x/moomem/journal.1.jsonl (EROFS: read-only file system); the file system is read-only: reading commands (recall, list, history, profile, stats, export) still work",
     );
@@ -29,8 +32,11 @@ describe("forCli", () => {
   });
 
   it("adds advice for the flag that was given, or not", () => {
-    const message = "the store at /x holds vectors of embedder a (3 dims) but was opened with b (4 dims); open it with the same embedder, or with { reembed: true } to recompute every vector with the new one";
-    expect(reworded("EMBEDDER_MISMATCH", message, true).message).toMatch(/^the store at \/x holds vectors of embedder a \(3 dims\) but was opened with b \(4 dims\); --embed selects another model .*`moomem --embed reembed`/);
+    const message =
+      "the store at /x holds vectors of embedder a (3 dims) but was opened with b (4 dims); open it with the same embedder, or with { reembed: true } to recompute every vector with the new one";
+    expect(reworded("EMBEDDER_MISMATCH", message, true).message).toMatch(
+      /^the store at \/x holds vectors of embedder a \(3 dims\) but was opened with b \(4 dims\); --embed selects another model .*`moomem --embed reembed`/,
+    );
     expect(reworded("EMBEDDER_MISMATCH", message, false).message).toMatch(/; this command computes vectors, and without --embed .*`moomem reembed`/);
   });
 
@@ -39,7 +45,9 @@ describe("forCli", () => {
       "the store at /x is open for writing by pid 7 since 2026-01-01T00:00:00.000Z (lock /x/moomem/LOCK.3); close that writer, or open with { readOnly: true } to read while it runs";
     const what = "the store at /x is open for writing by pid 7 since 2026-01-01T00:00:00.000Z (lock /x/moomem/LOCK.3)";
     const ui = forCli(new MoomemError("STORE_LOCKED", message), { embed: false, command: "ui" }) as MoomemError;
-    expect(ui.message).toBe(`${what}; moomem ui --write needs the writer lock: stop the process writing the store first, or run moomem ui without --write to inspect it read-only while it keeps writing`);
+    expect(ui.message).toBe(
+      `${what}; moomem ui --write needs the writer lock: stop the process writing the store first, or run moomem ui without --write to inspect it read-only while it keeps writing`,
+    );
     expect(reworded("STORE_LOCKED", message).message).toBe(
       `${what}; reading commands (recall, list, history, profile, stats, export) work while that process runs; stop it before add, forget, restore, import, reembed or reextract`,
     );

@@ -4,7 +4,16 @@ import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { checkLayers, readSourceGraph, renderSection, replaceSection, unitOf, START_MARKER, END_MARKER, type SourceGraph } from "../../scripts/dependency-graph.ts";
+import {
+  checkLayers,
+  readSourceGraph,
+  renderSection,
+  replaceSection,
+  unitOf,
+  START_MARKER,
+  END_MARKER,
+  type SourceGraph,
+} from "../../scripts/dependency-graph.ts";
 import type { Layer } from "../../scripts/layers.ts";
 
 const LAYERS: Layer[] = [
@@ -35,7 +44,8 @@ function graphOf(extra: Record<string, string> = {}): SourceGraph {
       "types.ts": "export type Id = string;\n",
       "errors.ts": 'import type { Id } from "./types.ts";\nexport class E extends Error { id?: Id }\n',
       "persistence/backend.ts": 'import { E } from "../errors.ts";\nexport const backend = E;\n',
-      "persistence/file/file-backend.ts": 'import { readFileSync } from "node:fs";\nimport { backend } from "../backend.ts";\nexport const file = [backend, readFileSync];\n',
+      "persistence/file/file-backend.ts":
+        'import { readFileSync } from "node:fs";\nimport { backend } from "../backend.ts";\nexport const file = [backend, readFileSync];\n',
       "store/store.ts": 'import { file } from "../persistence/file/file-backend.ts";\nexport const store = file;\n',
       "store/store.test.ts": 'import { cli } from "../cli/main.ts";\n', // tests are not part of the graph
       "context/format.ts": 'export type { Id } from "../types.ts";\nexport const format = 1;\n',
@@ -55,7 +65,9 @@ afterAll(() => {
 
 describe("reading imports", () => {
   it("finds static, type-only, re-exported and lazy imports, and the packages each file uses; tests are left out", () => {
-    const graph = graphOf({ "store/types-only.ts": 'type T = typeof import("../errors.ts");\nimport type { Id } from "../types.ts";\nexport type U = [T, Id];\n' });
+    const graph = graphOf({
+      "store/types-only.ts": 'type T = typeof import("../errors.ts");\nimport type { Id } from "../types.ts";\nexport type U = [T, Id];\n',
+    });
     expect(graph.files).not.toContain("store/store.test.ts");
     const edges = graph.imports.map((e) => `${e.from} → ${e.to}${e.typeOnly ? " type" : ""}${e.dynamic ? " lazy" : ""}`).sort();
     expect(edges).toEqual([
@@ -95,15 +107,21 @@ describe("the layer check", () => {
   });
 
   it("refuses an import beside it, into another unit of its own layer, types included", () => {
-    const problems = checkLayers(graphOf({ "context/format.ts": 'import type { store } from "../store/store.ts";\nexport const format: typeof store = [];\n' }), LAYERS);
+    const problems = checkLayers(
+      graphOf({ "context/format.ts": 'import type { store } from "../store/store.ts";\nexport const format: typeof store = [];\n' }),
+      LAYERS,
+    );
     expect(problems).toHaveLength(1);
-    expect(problems[0]).toContain('src/context/format.ts imports src/store/store.ts');
+    expect(problems[0]).toContain("src/context/format.ts imports src/store/store.ts");
     expect(problems[0]).toContain('beside it in layer 2 ("middle")');
   });
 
   it("holds a named subfolder to its own layer: it imports its parent folder below it, never a layer above", () => {
     const problems = checkLayers(
-      graphOf({ "persistence/file/file-backend.ts": 'import { store } from "../../store/store.ts";\nexport const file = store;\n', "store/store.ts": "export const store = 1;\n" }),
+      graphOf({
+        "persistence/file/file-backend.ts": 'import { store } from "../../store/store.ts";\nexport const file = store;\n',
+        "store/store.ts": "export const store = 1;\n",
+      }),
       LAYERS,
     );
     expect(problems).toHaveLength(1);

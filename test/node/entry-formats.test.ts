@@ -42,7 +42,10 @@ function expectLifted(entries: Map<string, MemoryEntry>): void {
     expect(e, key).toBeDefined();
     return e!;
   };
-  expect(get("u1|superseded|I live in Beijing")).toMatchObject({ metadata: { channel: "chat" }, lifecycle: { extractor: "pattern", sourceSpan: "I live in Beijing" } });
+  expect(get("u1|superseded|I live in Beijing")).toMatchObject({
+    metadata: { channel: "chat" },
+    lifecycle: { extractor: "pattern", sourceSpan: "I live in Beijing" },
+  });
   const shenzhen = get("u1|active|I moved to Shenzhen");
   expect(shenzhen.metadata).toEqual({ channel: "chat" });
   expect(shenzhen.lifecycle).toMatchObject({ conflictReason: "fixture reason", judge: "fixture-judge", conflict: [expect.any(String)] });
@@ -114,7 +117,8 @@ describe("exports between entry formats", () => {
     expect(legacy[0]).toMatchObject({ entry_format: 2, count: 14 });
     // Entry lines equal the ones 0.1 wrote, field for field (the import numbered the entries in the same order),
     // but for the vector import computed for the entry 0.1 stored without one.
-    const vectorless = (o: Record<string, unknown>): Record<string, unknown> => (o["content"] === "I love no-vector pickles" ? { ...o, embedding: "(recomputed)" } : o);
+    const vectorless = (o: Record<string, unknown>): Record<string, unknown> =>
+      o["content"] === "I love no-vector pickles" ? { ...o, embedding: "(recomputed)" } : o;
     expect(legacy.slice(1).map(vectorless)).toEqual(old.slice(1).map(vectorless));
     // And a format-4 export imports into a store that then holds the same entries.
     const copy = await MemoryStore.open(":memory:");

@@ -74,7 +74,9 @@ describe("examples", () => {
     expect(out).toContain("memories of other users in bob's results: 0\n");
     expect(out).toContain("alice asks about her PIN hint -> My bank PIN hint is the name of my first cat, Miso\n");
     expect(out).toContain("forgot 1 entry; alice asks again -> (nothing)\n");
-    expect(out).toContain("imported 3 entries of 2 users into a second store\n  alice: same entries in both stores: yes\n  bob: same entries in both stores: yes\n");
+    expect(out).toContain(
+      "imported 3 entries of 2 users into a second store\n  alice: same entries in both stores: yes\n  bob: same entries in both stores: yes\n",
+    );
     expect(out).toContain("second store: 2 active, 1 deleted, 2 users\n");
   });
 

@@ -316,10 +316,16 @@ describe("FileBackend crashing at every step", () => {
         await reopened.append([{ entries: [entry("after", 30)] }]);
         await reopened.close();
         const files = Object.keys(filesOf(dir));
-        expect(files.filter((f) => f.endsWith(".tmp") || f.endsWith("LOCK")), label).toEqual([]);
+        expect(
+          files.filter((f) => f.endsWith(".tmp") || f.endsWith("LOCK")),
+          label,
+        ).toEqual([]);
         expect(files.filter((f) => f.includes("journal.")).length, label).toBe(1);
         expect(files.filter((f) => f.includes("slot")).length, label).toBe(1);
-        expect((await reopen(dir)).entries.map((e) => e.id), label).toEqual(["e1", "e2", "e3", "after"]);
+        expect(
+          (await reopen(dir)).entries.map((e) => e.id),
+          label,
+        ).toEqual(["e1", "e2", "e3", "after"]);
         removeDir(dir);
       }
     }
@@ -382,12 +388,13 @@ describe("FileBackend failing during recovery", () => {
       copyDir(base, dir);
       const fs = new FaultyFileSystem(realFs, plan);
       const opening = new FileBackend(dir, { fs });
-      const result = await opening.load().then(
-        async (state) => {
+      const result = await opening
+        .load()
+        .then(async (state) => {
           await opening.accept();
           return state;
-        },
-      ).catch((error: unknown) => error);
+        })
+        .catch((error: unknown) => error);
       if (result instanceof Error) {
         expect(result, label).toMatchObject({ code: "IO_FAILURE" });
       } else {

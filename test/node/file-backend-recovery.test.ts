@@ -361,7 +361,9 @@ describe("FileBackend on v2 stores (dense vectors only)", () => {
     expect(state.outdated).toBe(true);
     expect(backend.stats().formatVersion).toBe(2);
     await backend.append([mostlyZero(3)]);
-    const journal = readFileSync(join(m, "journal.0.jsonl"), "utf8").split("\n").filter((l) => l.length > 0);
+    const journal = readFileSync(join(m, "journal.0.jsonl"), "utf8")
+      .split("\n")
+      .filter((l) => l.length > 0);
     expect(journal[0]).toBe('{"journal":2,"gen":0}');
     expect(journal).toHaveLength(4);
     for (const line of journal.slice(1)) expect(line).not.toContain('"sparse"'); // a v2 reader can still read every line
@@ -402,7 +404,9 @@ describe("FileBackend on the seed's v1 snapshots", () => {
     expect(state.truncatedRecovered).toBe(0);
     expect(state.lastWriteAt).toBeNull();
     // The seed kept the store's bookkeeping in metadata: it is read into the lifecycle.
-    expect(state.entries.map((e) => [e.id, e.userId, e.content, e.kind, e.status, e.seq, e.createdAt, e.updatedAt, e.supersededBy, e.metadata, e.lifecycle])).toEqual([
+    expect(
+      state.entries.map((e) => [e.id, e.userId, e.content, e.kind, e.status, e.seq, e.createdAt, e.updatedAt, e.supersededBy, e.metadata, e.lifecycle]),
+    ).toEqual([
       ["000000000001-6091", "user-42", "我对花生过敏", "unstructured", "active", 1, 1, 1, undefined, {}, { extractor: "raw" }],
       ["000000000002-a3f0", "user-7", "I moved to Berlin last spring", "unstructured", "deleted", 2, 2, 2, undefined, {}, { extractor: "raw" }],
     ]);

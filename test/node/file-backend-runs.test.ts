@@ -58,8 +58,16 @@ const EARLIER: Batch[][] = [[{ entries: [entry("e1", 1)] }], [{ entries: [entry(
 describe("FileBackend: an operation of several lines", () => {
   it("writes the flag on every line of a run but its last", async () => {
     const dir = freshDir();
-    await build(dir, [[{ entries: [entry("s1", 1)] }, ...operation({ entries: [entry("r1", 2)] }, { entries: [entry("r2", 3)] }, { entries: [entry("r3", 4)] }), { entries: [entry("s2", 5)] }]]);
-    const lines = readFileSync(join(dir, "moomem", "journal.0.jsonl"), "utf8").split("\n").slice(1, -1);
+    await build(dir, [
+      [
+        { entries: [entry("s1", 1)] },
+        ...operation({ entries: [entry("r1", 2)] }, { entries: [entry("r2", 3)] }, { entries: [entry("r3", 4)] }),
+        { entries: [entry("s2", 5)] },
+      ],
+    ]);
+    const lines = readFileSync(join(dir, "moomem", "journal.0.jsonl"), "utf8")
+      .split("\n")
+      .slice(1, -1);
     expect(lines.map((l) => l.includes('"c":1,'))).toEqual([false, true, true, false, false]);
     const state = await load(dir);
     expect(state.entries.map((e) => e.id)).toEqual(["s1", "r1", "r2", "r3", "s2"]);
@@ -142,7 +150,10 @@ describe("FileBackend: an operation of several lines", () => {
       const kept = ops.filter((_, i) => opEnds[i]! <= cut);
       const goodEnd = kept.length === 0 ? groupStart : opEnds[kept.length - 1]!;
       const state = await load(dir);
-      expect(state.entries.map((e) => e.id), `cut at ${cut}`).toEqual(stateAfter([...EARLIER.flat(), ...kept.flat()]).map((e) => e.id));
+      expect(
+        state.entries.map((e) => e.id),
+        `cut at ${cut}`,
+      ).toEqual(stateAfter([...EARLIER.flat(), ...kept.flat()]).map((e) => e.id));
       expect(state.truncatedRecovered, `cut at ${cut}`).toBe(cut === goodEnd ? 0 : 1);
       expect(readFileSync(path).length).toBe(goodEnd);
     }
@@ -167,7 +178,9 @@ describe("FileBackend: an operation of several lines", () => {
     await backend.close();
     expect(error).toBeInstanceOf(MoomemError);
     expect((error as MoomemError).code).toBe("STORE_CORRUPTED");
-    expect((error as MoomemError).message).toMatch(/journal\.0\.jsonl line 5: .*operation that began on line 4 is incomplete; line 7 was written after record 3 had been made durable/);
+    expect((error as MoomemError).message).toMatch(
+      /journal\.0\.jsonl line 5: .*operation that began on line 4 is incomplete; line 7 was written after record 3 had been made durable/,
+    );
     expect(filesOf(dir)).toEqual(before);
   });
 
@@ -188,7 +201,10 @@ describe("FileBackend: an operation of several lines", () => {
       writeFileSync(path, Buffer.concat([unfinished, stranger]));
       if (corrupt) {
         const before = filesOf(dir);
-        await expect(load(dir)).rejects.toMatchObject({ code: "STORE_CORRUPTED", message: expect.stringMatching(/journal\.0\.jsonl line 6: record 5 was written by another write/) as unknown });
+        await expect(load(dir)).rejects.toMatchObject({
+          code: "STORE_CORRUPTED",
+          message: expect.stringMatching(/journal\.0\.jsonl line 6: record 5 was written by another write/) as unknown,
+        });
         expect(filesOf(dir)).toEqual(before);
       } else {
         const state = await load(dir);
@@ -206,7 +222,9 @@ describe("FileBackend: an operation of several lines", () => {
     await backend.accept();
     const path = join(dir, "moomem", "journal.0.jsonl");
     const size = readFileSync(path).length;
-    await expect(backend.append([{ entries: [entry("a", 1)] }, { entries: [entry("b", 2)], continues: true }])).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+    await expect(backend.append([{ entries: [entry("a", 1)] }, { entries: [entry("b", 2)], continues: true }])).rejects.toMatchObject({
+      code: "INVALID_ARGUMENT",
+    });
     await expect(backend.append([{ entries: [entry("a", 1)], continues: "yes" as unknown as boolean }])).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
     expect(readFileSync(path).length).toBe(size);
     await backend.append([{ entries: [entry("a", 1)], continues: false }]);

@@ -130,7 +130,7 @@ describe("a read-only store following a writer in another process", () => {
 });
 
 describe("refresh() elsewhere", () => {
-  it("is false on a writable store and on \":memory:\"; follow needs readOnly", async () => {
+  it('is false on a writable store and on ":memory:"; follow needs readOnly', async () => {
     const dir = freshDir();
     const writer = await MemoryStore.open(dir);
     await writer.add("user-1", "I live in Beijing");
@@ -139,7 +139,10 @@ describe("refresh() elsewhere", () => {
     const memory = await MemoryStore.open(":memory:");
     expect(await memory.refresh()).toBe(false);
     await memory.close();
-    await expect(MemoryStore.open(dir, { follow: true })).rejects.toMatchObject({ code: "INVALID_ARGUMENT", message: expect.stringMatching(/follow is for readOnly stores/) as unknown });
+    await expect(MemoryStore.open(dir, { follow: true })).rejects.toMatchObject({
+      code: "INVALID_ARGUMENT",
+      message: expect.stringMatching(/follow is for readOnly stores/) as unknown,
+    });
   });
 });
 

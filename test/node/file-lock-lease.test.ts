@@ -125,9 +125,30 @@ describe("a file system with sockets but no hard links", () => {
     expect(point.size).toBeGreaterThan(0);
     expect(statSync(join(dir, "moomem", point.name)).isFile()).toBe(true);
     const second = new FileBackend(dir);
-    await expect(second.load()).rejects.toMatchObject({ code: "STORE_LOCKED", message: expect.stringMatching(/lapses 5\.0 s after the last renewal/) as unknown });
+    await expect(second.load()).rejects.toMatchObject({
+      code: "STORE_LOCKED",
+      message: expect.stringMatching(/lapses 5\.0 s after the last renewal/) as unknown,
+    });
     await second.close();
-    await writer.append([{ entries: [{ id: "a", userId: "user-1", content: "x", kind: "fact", status: "active", createdAt: 1, updatedAt: 1, seq: 1, metadata: {}, lifecycle: {}, embedding: null }] }]);
+    await writer.append([
+      {
+        entries: [
+          {
+            id: "a",
+            userId: "user-1",
+            content: "x",
+            kind: "fact",
+            status: "active",
+            createdAt: 1,
+            updatedAt: 1,
+            seq: 1,
+            metadata: {},
+            lifecycle: {},
+            embedding: null,
+          },
+        ],
+      },
+    ]);
     await writer.close();
     expect(topPoint(dir).size).toBe(0);
     expect(await storedIds(dir)).toEqual(["a"]);
@@ -151,7 +172,9 @@ describe("a writer whose event loop stalls", () => {
 
     const refused = await stalled.ask("append a2");
     expect(refused).toMatchObject({ event: "failed", code: "STORE_LOCKED" });
-    expect(refused.message).toMatch(/lost its writer lock .* its lease \(400 ms\) was not renewed for [\d.]+ s \(was the event loop blocked\?\), and pid \d+ .* took the store over/);
+    expect(refused.message).toMatch(
+      /lost its writer lock .* its lease \(400 ms\) was not renewed for [\d.]+ s \(was the event loop blocked\?\), and pid \d+ .* took the store over/,
+    );
     // Every later write is refused the same way; closing gives back nothing of the successor's.
     expect(await stalled.ask("append a3")).toMatchObject({ event: "failed", code: "STORE_LOCKED" });
     expect(await stalled.ask("close")).toMatchObject({ event: "closed" });

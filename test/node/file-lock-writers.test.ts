@@ -104,14 +104,22 @@ describe("one writer per folder", () => {
     await expectOneWriter(asProcess, asProcess, /pid \d+/);
   }, 60_000);
 
-  it.skipIf(noPidNamespaces !== null)("two pid namespaces (two containers on one volume, both pid 1): the second is refused", async () => {
-    await expectOneWriter(inPidNamespace, inPidNamespace, /pid 1 \(in another pid namespace/);
-  }, 60_000);
+  it.skipIf(noPidNamespaces !== null)(
+    "two pid namespaces (two containers on one volume, both pid 1): the second is refused",
+    async () => {
+      await expectOneWriter(inPidNamespace, inPidNamespace, /pid 1 \(in another pid namespace/);
+    },
+    60_000,
+  );
 
-  it.skipIf(noPidNamespaces !== null)("a container and the host, either way round: the second is refused", async () => {
-    await expectOneWriter(inPidNamespace, asProcess, /pid 1 \(in another pid namespace/);
-    await expectOneWriter(asProcess, inPidNamespace, /pid \d+ \(in another pid namespace/);
-  }, 60_000);
+  it.skipIf(noPidNamespaces !== null)(
+    "a container and the host, either way round: the second is refused",
+    async () => {
+      await expectOneWriter(inPidNamespace, asProcess, /pid 1 \(in another pid namespace/);
+      await expectOneWriter(asProcess, inPidNamespace, /pid \d+ \(in another pid namespace/);
+    },
+    60_000,
+  );
 });
 
 describe("a killed holder", () => {
@@ -120,29 +128,33 @@ describe("a killed holder", () => {
     ["worker thread (terminated)", asThread],
     ["process in another pid namespace (SIGKILL)", inPidNamespace],
   ] as const) {
-    it.skipIf(start === inPidNamespace && noPidNamespaces !== null)(`${name} frees the store for the next open at once`, async () => {
-      const dir = freshDir();
-      const holder = start({ dir });
-      expect(await holder.next()).toMatchObject({ event: "opened" });
-      expect(await holder.ask("append h1")).toEqual({ event: "appended", id: "h1" });
-      holder.kill();
-      await holder.exited;
-      // No waiting for anything to expire: the first open after the holder's death succeeds. (Deno closes a
-      // terminated worker's sockets just after terminate() resolves: a thread gets a few tries, by count.)
-      let state: Awaited<ReturnType<FileBackend["load"]>> | null = null;
-      for (let attempt = 0; state === null; attempt++) {
-        const next = new FileBackend(dir);
-        try {
-          state = await next.load();
-        } catch (error) {
-          if (start !== asThread || RUNTIME !== "deno" || attempt >= 100 || (error as { code?: string }).code !== "STORE_LOCKED") throw error;
-          await new Promise((resolve) => setTimeout(resolve, 10));
-        } finally {
-          await next.close();
+    it.skipIf(start === inPidNamespace && noPidNamespaces !== null)(
+      `${name} frees the store for the next open at once`,
+      async () => {
+        const dir = freshDir();
+        const holder = start({ dir });
+        expect(await holder.next()).toMatchObject({ event: "opened" });
+        expect(await holder.ask("append h1")).toEqual({ event: "appended", id: "h1" });
+        holder.kill();
+        await holder.exited;
+        // No waiting for anything to expire: the first open after the holder's death succeeds. (Deno closes a
+        // terminated worker's sockets just after terminate() resolves: a thread gets a few tries, by count.)
+        let state: Awaited<ReturnType<FileBackend["load"]>> | null = null;
+        for (let attempt = 0; state === null; attempt++) {
+          const next = new FileBackend(dir);
+          try {
+            state = await next.load();
+          } catch (error) {
+            if (start !== asThread || RUNTIME !== "deno" || attempt >= 100 || (error as { code?: string }).code !== "STORE_LOCKED") throw error;
+            await new Promise((resolve) => setTimeout(resolve, 10));
+          } finally {
+            await next.close();
+          }
         }
-      }
-      expect(state.entries.map((e) => e.id)).toEqual(["h1"]);
-    }, 60_000);
+        expect(state.entries.map((e) => e.id)).toEqual(["h1"]);
+      },
+      60_000,
+    );
   }
 });
 

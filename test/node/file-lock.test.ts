@@ -116,29 +116,30 @@ describe("writer lock within one process", () => {
   });
 
   // /proc start times exist on Linux only; elsewhere the lock relies on the pid alone.
-  if (process.platform === "linux") it("respects a live moomem 0.1 holder, told from a reused pid by its start time", async () => {
-    const fs = new NodeFileSystem();
-    const parent = process.ppid;
-    const start = await processStartToken(fs, parent);
-    expect(start).toMatch(/^[0-9a-f-]+:\d+$/);
-    const dir = freshDir();
-    mkdirSync(join(dir, "moomem"), { recursive: true });
-    const lock = join(dir, "moomem", "LOCK");
-    // Same pid, same start: the holder is alive.
-    writeFileSync(lock, JSON.stringify({ pid: parent, start, since: Date.UTC(2026, 0, 2), token: "live" }));
-    const error = await loadError(new FileBackend(dir));
-    expect(error.code).toBe("STORE_LOCKED");
-    expect(error.message).toContain(`by pid ${parent} since 2026-01-02T00:00:00.000Z, an older moomem`);
-    expect(error.message).toMatch(/readOnly/);
-    expect(readFileSync(lock, "utf8")).toContain('"token":"live"');
-    // Same pid, another start time: the pid was reused after the holder died.
-    writeFileSync(lock, JSON.stringify({ pid: parent, start: `${start!.split(":")[0]}:1`, since: 1, token: "reused" }));
-    const backend = new FileBackend(dir);
-    await backend.load();
-    await backend.accept();
-    expect(lockOf(dir)?.pid).toBe(process.pid);
-    await backend.close();
-  });
+  if (process.platform === "linux")
+    it("respects a live moomem 0.1 holder, told from a reused pid by its start time", async () => {
+      const fs = new NodeFileSystem();
+      const parent = process.ppid;
+      const start = await processStartToken(fs, parent);
+      expect(start).toMatch(/^[0-9a-f-]+:\d+$/);
+      const dir = freshDir();
+      mkdirSync(join(dir, "moomem"), { recursive: true });
+      const lock = join(dir, "moomem", "LOCK");
+      // Same pid, same start: the holder is alive.
+      writeFileSync(lock, JSON.stringify({ pid: parent, start, since: Date.UTC(2026, 0, 2), token: "live" }));
+      const error = await loadError(new FileBackend(dir));
+      expect(error.code).toBe("STORE_LOCKED");
+      expect(error.message).toContain(`by pid ${parent} since 2026-01-02T00:00:00.000Z, an older moomem`);
+      expect(error.message).toMatch(/readOnly/);
+      expect(readFileSync(lock, "utf8")).toContain('"token":"live"');
+      // Same pid, another start time: the pid was reused after the holder died.
+      writeFileSync(lock, JSON.stringify({ pid: parent, start: `${start!.split(":")[0]}:1`, since: 1, token: "reused" }));
+      const backend = new FileBackend(dir);
+      await backend.load();
+      await backend.accept();
+      expect(lockOf(dir)?.pid).toBe(process.pid);
+      await backend.close();
+    });
 });
 
 describe("writer lock across processes", () => {
@@ -173,38 +174,39 @@ describe("writer lock across processes", () => {
   });
 
   // Linux only: needs /proc to see that the dead holder is a zombie.
-  if (process.platform === "linux") it("does not mistake a killed holder that nobody reaped (a zombie) for a live one", async () => {
-    const dir = freshDir();
-    // The holder's parent is `sleep`, which never reaps it: after SIGKILL it stays a zombie that still answers signal 0.
-    const script = `${JSON.stringify(process.execPath)} --import tsx ${JSON.stringify(HOLDER)} ${JSON.stringify(dir)} forever & exec sleep 3600`;
-    const shell = spawn("sh", ["-c", script], { stdio: ["ignore", "pipe", "pipe"], cwd: fileURLToPath(new URL("../../", import.meta.url)) });
-    try {
-      const pid = await new Promise<number>((resolve, reject) => {
-        let out = "";
-        shell.stdout!.on("data", (chunk: Buffer) => {
-          out += chunk.toString();
-          const m = /ready (\d+)\n/.exec(out);
-          if (m !== null) resolve(Number(m[1]));
+  if (process.platform === "linux")
+    it("does not mistake a killed holder that nobody reaped (a zombie) for a live one", async () => {
+      const dir = freshDir();
+      // The holder's parent is `sleep`, which never reaps it: after SIGKILL it stays a zombie that still answers signal 0.
+      const script = `${JSON.stringify(process.execPath)} --import tsx ${JSON.stringify(HOLDER)} ${JSON.stringify(dir)} forever & exec sleep 3600`;
+      const shell = spawn("sh", ["-c", script], { stdio: ["ignore", "pipe", "pipe"], cwd: fileURLToPath(new URL("../../", import.meta.url)) });
+      try {
+        const pid = await new Promise<number>((resolve, reject) => {
+          let out = "";
+          shell.stdout!.on("data", (chunk: Buffer) => {
+            out += chunk.toString();
+            const m = /ready (\d+)\n/.exec(out);
+            if (m !== null) resolve(Number(m[1]));
+          });
+          shell.once("exit", () => reject(new Error("the holder's shell exited early")));
         });
-        shell.once("exit", () => reject(new Error("the holder's shell exited early")));
-      });
-      process.kill(pid, "SIGKILL");
-      let stat = "";
-      // Until the kernel shows it dead, however busy the machine (the test's timeout bounds the wait);
-      // `sleep` outlives any test run, so nobody reaps it meanwhile.
-      while (!stat.includes(") Z ") && stat !== "(reaped)") {
-        await new Promise((r) => setTimeout(r, 20));
-        stat = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, "utf8") : "(reaped)";
+        process.kill(pid, "SIGKILL");
+        let stat = "";
+        // Until the kernel shows it dead, however busy the machine (the test's timeout bounds the wait);
+        // `sleep` outlives any test run, so nobody reaps it meanwhile.
+        while (!stat.includes(") Z ") && stat !== "(reaped)") {
+          await new Promise((r) => setTimeout(r, 20));
+          stat = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, "utf8") : "(reaped)";
+        }
+        expect(stat, "the killed holder should be an unreaped zombie").toContain(") Z ");
+        expect(lockOf(dir)?.pid).toBe(pid);
+        const next = new FileBackend(dir);
+        expect((await next.load()).entries.map((e) => e.id)).toEqual(["held"]);
+        await next.close();
+      } finally {
+        shell.kill("SIGKILL");
       }
-      expect(stat, "the killed holder should be an unreaped zombie").toContain(") Z ");
-      expect(lockOf(dir)?.pid).toBe(pid);
-      const next = new FileBackend(dir);
-      expect((await next.load()).entries.map((e) => e.id)).toEqual(["held"]);
-      await next.close();
-    } finally {
-      shell.kill("SIGKILL");
-    }
-  });
+    });
 
   it("is released by a holder that closes", async () => {
     const dir = freshDir();

@@ -50,17 +50,21 @@ const PROC = process.platform === "linux" && existsSync("/proc/self");
 
 describe("paths that cannot hold a store", () => {
   // fs.mkdir's recursive mode retried forever on procfs: this hung before (the test timeout is the bound).
-  it.skipIf(!PROC)("a folder on /proc (a virtual file system): refused at once, saying why", async () => {
-    for (const path of ["/proc", "/proc/moomem-test/memory"]) {
-      const error = await openError(path);
-      expect(error.code).toBe("IO_FAILURE");
-      expect(error.message).toMatch(/cannot create the folder \/proc\/moomem-test|cannot create the folder \/proc\/moomem/);
-      expect(error.message).toMatch(/does not allow it/);
-    }
-    const run = await cli(["--dir", "/proc", "add", "-u", "user-1", "hello"]);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^moomem: IO_FAILURE: could not create the store folder \/proc\/moomem .*does not allow it/m);
-  }, 20_000);
+  it.skipIf(!PROC)(
+    "a folder on /proc (a virtual file system): refused at once, saying why",
+    async () => {
+      for (const path of ["/proc", "/proc/moomem-test/memory"]) {
+        const error = await openError(path);
+        expect(error.code).toBe("IO_FAILURE");
+        expect(error.message).toMatch(/cannot create the folder \/proc\/moomem-test|cannot create the folder \/proc\/moomem/);
+        expect(error.message).toMatch(/does not allow it/);
+      }
+      const run = await cli(["--dir", "/proc", "add", "-u", "user-1", "hello"]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/^moomem: IO_FAILURE: could not create the store folder \/proc\/moomem .*does not allow it/m);
+    },
+    20_000,
+  );
 
   it("a regular file, or a path through one: INVALID_ARGUMENT saying it is a file (for writers and readers)", async () => {
     const file = join(root, `notes-${++counter}.txt`);
@@ -81,7 +85,7 @@ describe("paths that cannot hold a store", () => {
     expect(inside.message).toContain(`${join(dir, "moomem")} is a file, but moomem keeps its store in a folder of that name`);
   });
 
-  it("a file: URL is the folder it names (not a folder called \"file:\"); other URLs are refused", async () => {
+  it('a file: URL is the folder it names (not a folder called "file:"); other URLs are refused', async () => {
     const dir = join(freshDir(), "my memory");
     const url = pathToFileURL(dir).href;
     expect(url).toContain("my%20memory");

@@ -94,7 +94,9 @@ describe("a damaged last journal record", () => {
     const read = await cli(["--dir", dir, "stats"]);
     expect(read.code).toBe(0);
     expect(read.stderr).toContain(`moomem: warning: ${journalName} line ${lineNumber}: the last write written at `);
-    expect(read.stderr).toMatch(/was incomplete or damaged \(CRC mismatch .*\); it is ignored \(the next writable open cuts it off\), so that write is lost \(it held \S+ of user user-2\)/);
+    expect(read.stderr).toMatch(
+      /was incomplete or damaged \(CRC mismatch .*\); it is ignored \(the next writable open cuts it off\), so that write is lost \(it held \S+ of user user-2\)/,
+    );
     const write = await cli(["--dir", dir, "add", "-u", "user-1", "I have a cat"]);
     expect(write.code).toBe(0);
     expect(write.stderr).toContain(`; ${cutBytes} bytes were cut off, so that write is lost (it held ${lost.id} of user user-2)`);

@@ -24,7 +24,20 @@ afterAll(() => {
 const freshDir = (): string => join(root, `s${++counter}`);
 
 function rec(id: string, seq: number, userId: string, content: string, extra: Partial<EntryRecord> = {}): EntryRecord {
-  return { id, userId, content, kind: "fact", status: "active", createdAt: T0 + seq, updatedAt: T0 + seq, seq, metadata: {}, lifecycle: {}, embedding: Float32Array.of(1, seq, 0, 0), ...extra };
+  return {
+    id,
+    userId,
+    content,
+    kind: "fact",
+    status: "active",
+    createdAt: T0 + seq,
+    updatedAt: T0 + seq,
+    seq,
+    metadata: {},
+    lifecycle: {},
+    embedding: Float32Array.of(1, seq, 0, 0),
+    ...extra,
+  };
 }
 
 /** Writes these entries with the file backend itself (which stores what it is given), as a crafted file would hold them. */
@@ -43,7 +56,11 @@ describe("import on a file store", () => {
     const mem = await MemoryStore.open(dir, { embedder: DENSE4 });
     await mem.add("a", "I live in Beijing");
     const before = filesOf(dir);
-    const lines = toLines([header(ID, 2), entryJson("000000000009-0001", "b", "I like tea"), entryJson("000000000009-0002", "b", "I like rice", { embedding: denseBase64([1, Number.NaN, 0, 0]) })]);
+    const lines = toLines([
+      header(ID, 2),
+      entryJson("000000000009-0001", "b", "I like tea"),
+      entryJson("000000000009-0002", "b", "I like rice", { embedding: denseBase64([1, Number.NaN, 0, 0]) }),
+    ]);
     expect((await rejectsWith(mem.import(lines), "INVALID_ARGUMENT")).message).toMatch(/line 3/);
     expect(filesOf(dir)).toEqual(before);
     await mem.close();

@@ -47,7 +47,11 @@ async function shoot(name: string): Promise<void> {
 
 /** The cells of each body row of the page's (first) table, as text. */
 async function tableRows(): Promise<string[][]> {
-  return page.locator("main table").first().locator("tbody tr").evaluateAll((rows) => rows.map((r) => [...r.children].map((c) => (c.textContent ?? "").trim())));
+  return page
+    .locator("main table")
+    .first()
+    .locator("tbody tr")
+    .evaluateAll((rows) => rows.map((r) => [...r.children].map((c) => (c.textContent ?? "").trim())));
 }
 
 describe("moomem ui (read-only) in Chromium", () => {
@@ -58,7 +62,14 @@ describe("moomem ui (read-only) in Chromium", () => {
       expect(noToken?.status()).toBe(403);
       expect(await page.textContent("body")).toContain("FORBIDDEN");
       const wrong = `${ui.token.slice(0, -1)}${ui.token.endsWith("A") ? "B" : "A"}`;
-      for (const path of [`/${wrong}/`, `/${wrong}/api/users`, `/${wrong}/page/main.js`, `/${ui.token.slice(0, 20)}/api/users`, "/api/users", "/page/main.js"]) {
+      for (const path of [
+        `/${wrong}/`,
+        `/${wrong}/api/users`,
+        `/${wrong}/page/main.js`,
+        `/${ui.token.slice(0, 20)}/api/users`,
+        "/api/users",
+        "/page/main.js",
+      ]) {
         const response = await rawRequest(ui.port, path);
         expect(response.status, path).toBe(403);
         expect(response.json, path).toMatchObject({ error: { code: "FORBIDDEN" } });
@@ -119,7 +130,9 @@ describe("moomem ui (read-only) in Chromium", () => {
       await page.keyboard.press("Enter");
       await expect.poll(async () => (await tableRows()).map((r) => r[0])).toEqual(["bob"]);
       // Every form control has a label.
-      const unlabelled = await page.evaluate(() => [...document.querySelectorAll("main input, main select, main textarea")].filter((el) => (el as HTMLInputElement).labels?.length === 0).length);
+      const unlabelled = await page.evaluate(
+        () => [...document.querySelectorAll("main input, main select, main textarea")].filter((el) => (el as HTMLInputElement).labels?.length === 0).length,
+      );
       expect(unlabelled).toBe(0);
     },
     TEST_TIMEOUT_MS,
@@ -142,7 +155,10 @@ describe("moomem ui (read-only) in Chromium", () => {
       await expect.poll(async () => (await tableRows()).length).toBe(2);
       rows = await tableRows();
       expect(rows.map((r) => r[2])).toEqual(["superseded", "superseded"]);
-      expect(rows.map((r) => r[1])).toEqual([`I prefer green tea in the morning → replaced by ${ids.coffee}`, `I live in Beijing → replaced by ${ids.shenzhen}`]);
+      expect(rows.map((r) => r[1])).toEqual([
+        `I prefer green tea in the morning → replaced by ${ids.coffee}`,
+        `I live in Beijing → replaced by ${ids.shenzhen}`,
+      ]);
 
       // Metadata and key filters go to the server as they are; the page shows what it answers.
       await page.goto(`${ui.url}#/users/alice?metadata=${encodeURIComponent('{"channel":"email"}')}`);
@@ -217,7 +233,9 @@ describe("moomem ui (read-only) in Chromium", () => {
       await page.locator("main table tbody tr").first().waitFor();
       const rows = await tableRows();
       // The same call through the API: the page must show exactly its ranks and scores.
-      const api = (await (await page.request.get(`${ui.url}api/users/alice/recall?q=${encodeURIComponent("moved to Shenzhen, drinks coffee, allergic to peanuts")}&topK=5`)).json()) as RecallResponse;
+      const api = (await (
+        await page.request.get(`${ui.url}api/users/alice/recall?q=${encodeURIComponent("moved to Shenzhen, drinks coffee, allergic to peanuts")}&topK=5`)
+      ).json()) as RecallResponse;
       expect(api.hits.length).toBeGreaterThan(1);
       expect(rows.length).toBe(api.hits.length);
       const rank = (r: number | undefined): string => (r === undefined ? "—not returned by the" : `#${r}`);

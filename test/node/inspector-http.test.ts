@@ -174,7 +174,12 @@ describe("moomem ui: bad input over HTTP", () => {
       expectRefused(await rawRequest(ui.port, api("users/alice/entries?status=gone")), 400, "INVALID_ARGUMENT", "must be one of");
       expectRefused(await rawRequest(ui.port, api("users/alice/entries?sort=content")), 400, "INVALID_ARGUMENT");
       expectRefused(await rawRequest(ui.port, api("users/alice/entries?since=yesterday")), 400, "INVALID_ARGUMENT", "ISO date");
-      expectRefused(await rawRequest(ui.port, api("users/alice/entries?since=2025-06-02T00:00:00Z&until=2025-06-01T00:00:00Z")), 400, "INVALID_ARGUMENT", "is after");
+      expectRefused(
+        await rawRequest(ui.port, api("users/alice/entries?since=2025-06-02T00:00:00Z&until=2025-06-01T00:00:00Z")),
+        400,
+        "INVALID_ARGUMENT",
+        "is after",
+      );
       expectRefused(await rawRequest(ui.port, api("users/alice/entries?metadata=%7Bnope")), 400, "INVALID_ARGUMENT", "not valid JSON");
       expectRefused(await rawRequest(ui.port, api("users/alice/entries?metadata=%5B1%5D")), 400, "INVALID_ARGUMENT", "JSON object");
       expectRefused(await rawRequest(ui.port, api("users/alice/recall?q=tea&topK=101")), 400, "INVALID_ARGUMENT", "from 1 to 100");
@@ -200,7 +205,12 @@ describe("moomem ui: bad input over HTTP", () => {
       expectRefused(await write(forget, big), 413, "PAYLOAD_TOO_LARGE", "16384");
       // Without a Content-Length (chunked), the limit holds while reading.
       expectRefused(
-        await rawRequest(ui.port, api(forget), { method: "POST", chunked: true, body: big, headers: { "Content-Type": "application/json", "X-Moomem-Token": ui.token } }),
+        await rawRequest(ui.port, api(forget), {
+          method: "POST",
+          chunked: true,
+          body: big,
+          headers: { "Content-Type": "application/json", "X-Moomem-Token": ui.token },
+        }),
         413,
         "PAYLOAD_TOO_LARGE",
       );
@@ -214,7 +224,12 @@ describe("moomem ui: bad input over HTTP", () => {
     "cross-site writes: no token header, a wrong one, a foreign Origin or Sec-Fetch-Site are refused",
     async () => {
       const forget = `users/alice/entries/${ids.peanuts}/forget`;
-      expectRefused(await rawRequest(ui.port, api(forget), { method: "POST", body: "{}", headers: { "Content-Type": "application/json" } }), 403, "FORBIDDEN", "x-moomem-token");
+      expectRefused(
+        await rawRequest(ui.port, api(forget), { method: "POST", body: "{}", headers: { "Content-Type": "application/json" } }),
+        403,
+        "FORBIDDEN",
+        "x-moomem-token",
+      );
       expectRefused(await write(forget, "{}", { "X-Moomem-Token": `${ui.token}x` }), 403, "FORBIDDEN");
       expectRefused(await write(forget, "{}", { "X-Moomem-Token": "" }), 403, "FORBIDDEN");
       expectRefused(await write(forget, "{}", { Origin: "https://evil.example" }), 403, "FORBIDDEN", "origin");
@@ -223,7 +238,15 @@ describe("moomem ui: bad input over HTTP", () => {
       expectRefused(await write(forget, "{}", { "Sec-Fetch-Site": "cross-site" }), 403, "FORBIDDEN");
       expectRefused(await write(forget, "{}", { "Sec-Fetch-Site": "same-site" }), 403, "FORBIDDEN");
       expectRefused(await write(forget, "{}", { Host: `evil.example:${ui.port}` }), 403, "FORBIDDEN", "Host");
-      expectRefused(await rawRequest(ui.port, `/${ui.token.slice(0, -2)}/api/${forget}`, { method: "POST", body: "{}", headers: { "Content-Type": "application/json", "X-Moomem-Token": ui.token } }), 403, "FORBIDDEN");
+      expectRefused(
+        await rawRequest(ui.port, `/${ui.token.slice(0, -2)}/api/${forget}`, {
+          method: "POST",
+          body: "{}",
+          headers: { "Content-Type": "application/json", "X-Moomem-Token": ui.token },
+        }),
+        403,
+        "FORBIDDEN",
+      );
     },
     TEST_TIMEOUT_MS,
   );
@@ -264,7 +287,9 @@ describe("moomem ui on the command line", () => {
       expect(extra.code).toBe(2);
       expect(extra.stderr).toContain("ui takes no arguments besides options");
       expect(inUse).toMatchObject({ code: 2, stdout: "" });
-      expect(inUse.stderr).toBe(`moomem: INVALID_ARGUMENT: port ${ui.port} on 127.0.0.1 is in use; choose another with --port, or --port 0 for any free port\n`);
+      expect(inUse.stderr).toBe(
+        `moomem: INVALID_ARGUMENT: port ${ui.port} on 127.0.0.1 is in use; choose another with --port, or --port 0 for any free port\n`,
+      );
     },
     TEST_TIMEOUT_MS,
   );

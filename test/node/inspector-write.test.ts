@@ -159,7 +159,9 @@ describe("moomem ui --write in Chromium", () => {
       expect(agent.stderr).toMatch(/^moomem: STORE_LOCKED: /);
       const second = await runProcess("node", [CLI_MAIN, "--dir", dir, "ui", "--write"]);
       expect(second.code).toBe(1);
-      expect(second.stderr).toMatch(/^moomem: STORE_LOCKED: .*moomem ui --write needs the writer lock: stop the process writing the store first, or run moomem ui without --write/);
+      expect(second.stderr).toMatch(
+        /^moomem: STORE_LOCKED: .*moomem ui --write needs the writer lock: stop the process writing the store first, or run moomem ui without --write/,
+      );
       expect(second.stdout).toBe("");
     },
     TEST_TIMEOUT_MS,

@@ -28,7 +28,9 @@ function freshDir(): string {
 const NO_COMPACTION = { compactAfterBytes: Number.MAX_SAFE_INTEGER };
 
 function importLines(userId: string, count: number): string[] {
-  const lines: string[] = [headerLine({ moomem_export: 1, entry_format: 4, embedder: { id: "test/none", dim: 4 }, user_id: userId, exported_at: 1_700_000_000_000, count })];
+  const lines: string[] = [
+    headerLine({ moomem_export: 1, entry_format: 4, embedder: { id: "test/none", dim: 4 }, user_id: userId, exported_at: 1_700_000_000_000, count }),
+  ];
   for (let i = 1; i <= count; i++) {
     const record: EntryRecord = {
       id: `imp-${userId}-${i}`,

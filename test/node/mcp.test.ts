@@ -112,7 +112,12 @@ async function refusesPrototypeName(client: Client, name: string, args: Record<s
   try {
     text = await fails(client, name, args, "INVALID_ARGUMENT");
   } catch (error) {
-    if (argument !== "constructor" || !(error instanceof Error) || !/"path": \[\s*"params",\s*"arguments"\s*\][\s\S]*expected record, received object/.test(error.message)) throw error;
+    if (
+      argument !== "constructor" ||
+      !(error instanceof Error) ||
+      !/"path": \[\s*"params",\s*"arguments"\s*\][\s\S]*expected record, received object/.test(error.message)
+    )
+      throw error;
     return;
   }
   expect(text).toContain(`unknown argument ${JSON.stringify(argument)}`);
@@ -172,7 +177,11 @@ describe("moomem MCP server over stdio", () => {
     const first = await connect(dir);
     const c = first.client;
 
-    const stored = await ok<{ stored: number; facts: Array<{ id: string; action: string }> }>(c, "remember", { userId: "alice", content: "I'm allergic to peanuts", metadata: { agent: "chef" } });
+    const stored = await ok<{ stored: number; facts: Array<{ id: string; action: string }> }>(c, "remember", {
+      userId: "alice",
+      content: "I'm allergic to peanuts",
+      metadata: { agent: "chef" },
+    });
     expect(stored.stored).toBe(1);
     expect(stored.facts[0]!.action).toBe("inserted");
     const peanutId = stored.facts[0]!.id;
@@ -196,7 +205,9 @@ describe("moomem MCP server over stdio", () => {
       ["I lived in Porto as a student", "active"],
     ]);
     expect((await ok<{ total: number }>(c, "list", { userId: "alice", limit: 1 })).total).toBe(2);
-    expect((await ok<{ memories: Memory[] }>(c, "list", { userId: "alice", limit: 1 })).memories.map((m) => m.content)).toEqual(["I lived in Porto as a student"]);
+    expect((await ok<{ memories: Memory[] }>(c, "list", { userId: "alice", limit: 1 })).memories.map((m) => m.content)).toEqual([
+      "I lived in Porto as a student",
+    ]);
 
     // Another user's id reaches nothing of alice's.
     expect(await ok(c, "forget", { userId: "bob", id: peanutId })).toEqual({ forgotten: 0 });
@@ -220,7 +231,6 @@ describe("moomem MCP server over stdio", () => {
     expect(await mem.list("bob", { status: "active" })).toEqual([]);
     await mem.close();
   });
-
 
   it("exits with the store's error when the store is locked by another writer", async () => {
     const dir = join(temp, "locked");
@@ -297,7 +307,9 @@ describe("moomem MCP server pinned to one user", () => {
       child.on("close", (code) => resolve({ code, stderr }));
     });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^moomem: INVALID_ARGUMENT: runMcpServer: say whose memories the tools reach: \{ userId: "alice" \}.* \{ anyUser: true \}.*trust/m);
+    expect(result.stderr).toMatch(
+      /^moomem: INVALID_ARGUMENT: runMcpServer: say whose memories the tools reach: \{ userId: "alice" \}.* \{ anyUser: true \}.*trust/m,
+    );
     await expect(runMcpServer({ dir, userId: "a", anyUser: true })).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
     await expect(runMcpServer({ dir, userId: "a/b" })).rejects.toMatchObject({ code: "INVALID_USER_ID" });
     await expect(runMcpServer({ dir, anyUser: "yes" as never })).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
@@ -341,7 +353,9 @@ describe("moomem mcp (the CLI command) over stdio", () => {
         child.stdin.end();
       });
       expect(result.code).toBe(2);
-      expect(result.stderr).toMatch(flags.length === 0 ? /^moomem: INVALID_ARGUMENT: mcp needs --user <user> .* or --any-user .*trusted clients only/ : /not both/);
+      expect(result.stderr).toMatch(
+        flags.length === 0 ? /^moomem: INVALID_ARGUMENT: mcp needs --user <user> .* or --any-user .*trusted clients only/ : /not both/,
+      );
     }
     expect(existsSync(join(temp, "cli-none"))).toBe(false);
   }, 60_000);
@@ -394,13 +408,21 @@ describe("runMcpServer in process", () => {
     const served = runMcpServer({ dir: ":memory:", anyUser: true, input, output });
     const send = (message: Record<string, unknown>): boolean => input.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
     send({ id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } } });
-    await waitFor(() => lines.length, (n) => n >= 1, "the initialize response");
+    await waitFor(
+      () => lines.length,
+      (n) => n >= 1,
+      "the initialize response",
+    );
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0]!)).toMatchObject({ id: 1, result: { serverInfo: { name: "moomem" }, capabilities: { tools: {} } } });
     send({ method: "notifications/initialized" });
     send({ id: 2, method: "tools/call", params: { name: "remember", arguments: { userId: "u", content: "I play the cello" } } });
     send({ id: 3, method: "tools/call", params: { name: "recall", arguments: { userId: "u", query: "cello" } } });
-    await waitFor(() => lines.length, (n) => n >= 3, "two tool results");
+    await waitFor(
+      () => lines.length,
+      (n) => n >= 3,
+      "two tool results",
+    );
     expect(lines).toHaveLength(3);
     const byId = new Map(lines.map((l) => JSON.parse(l) as { id: number; result: ToolResult }).map((m) => [m.id, m.result]));
     expect(byId.get(2)!.structuredContent).toMatchObject({ stored: 1 });

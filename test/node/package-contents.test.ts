@@ -51,7 +51,9 @@ describe("the npm package", () => {
     expect([...shipped].filter((p) => /\.test\./.test(p))).toEqual([]);
     for (const file of files.filter((f) => f.path.endsWith(".js"))) {
       // Comments may show imports of a user's files (a doc example): only code counts.
-      const code = readFileSync(join(ROOT, file.path), "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+      const code = readFileSync(join(ROOT, file.path), "utf8")
+        .replace(/\/\*[\s\S]*?\*\//g, "")
+        .replace(/^\s*\/\/.*$/gm, "");
       for (const match of code.matchAll(/(?:from|import)\s*\(?\s*"(\.{1,2}\/[^"]+)"/g)) {
         const target = posix.normalize(posix.join(posix.dirname(file.path), match[1]!));
         expect(shipped.has(target), `${file.path} imports ${match[1]}`).toBe(true);

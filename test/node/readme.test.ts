@@ -70,7 +70,12 @@ interface Run {
 function run(command: string, args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
     // The timeout is a hang detector below the suite's test timeout (vitest.config.ts).
-    const options = { cwd, env: { ...process.env, NO_COLOR: "1", npm_config_offline: "true", npm_config_audit: "false", npm_config_fund: "false", ...env }, timeout: 240_000, maxBuffer: 64 * 1024 * 1024 };
+    const options = {
+      cwd,
+      env: { ...process.env, NO_COLOR: "1", npm_config_offline: "true", npm_config_audit: "false", npm_config_fund: "false", ...env },
+      timeout: 240_000,
+      maxBuffer: 64 * 1024 * 1024,
+    };
     execFile(command, [...args], options, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1;
       resolve({ code, stdout, stderr });
@@ -94,7 +99,11 @@ for (const block of blocks) {
   const name = block.program ?? block.section;
   programs.set(name, [...(programs.get(name) ?? []), block]);
 }
-const programFile = (name: string): string => `${name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "")}.mts`;
+const programFile = (name: string): string =>
+  `${name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-|-$/g, "")}.mts`;
 
 let project = "";
 let tarball = "";
@@ -106,7 +115,10 @@ beforeAll(async () => {
   // files read it meanwhile.
   const packed = await run("npm", ["pack", "--ignore-scripts", "--pack-destination", project], ROOT);
   expectSuccess(packed, "npm pack");
-  tarball = join(project, readdirSync(project).find((f) => f.endsWith(".tgz"))!);
+  tarball = join(
+    project,
+    readdirSync(project).find((f) => f.endsWith(".tgz"))!,
+  );
   writeFileSync(join(project, "package.json"), `${JSON.stringify({ name: "readme-walk", version: "1.0.0", private: true }, null, 2)}\n`);
   // What `tsc --init` (TypeScript 6) writes, checking only; @types/node comes from this repository.
   const compilerOptions = {

@@ -62,7 +62,9 @@ interface Spare {
 function startSpare(dir: string): Spare {
   const [cmd, ...args] = command;
   const child = spawn(cmd!, [...args, dir], { stdio: ["pipe", "pipe", "pipe"] });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("close", (code: number | null, signal: NodeJS.Signals | null) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("close", (code: number | null, signal: NodeJS.Signals | null) => resolve({ code, signal })),
+  );
   return { child, exited };
 }
 

@@ -38,7 +38,13 @@ describe("moomem/testing, built", () => {
     const { MemoryBackend } = (await import(MOOMEM)) as typeof Moomem;
     const { runner, tests, hooks } = collectingRunner();
     const extra: string[] = [];
-    testBackend(runner, "MemoryBackend (built)", () => new MemoryBackend(), (previous) => previous, { additionalTests: () => extra.push("called") });
+    testBackend(
+      runner,
+      "MemoryBackend (built)",
+      () => new MemoryBackend(),
+      (previous) => previous,
+      { additionalTests: () => extra.push("called") },
+    );
     expect(extra).toEqual(["called"]);
     expect(tests.length).toBeGreaterThanOrEqual(12);
     for (const test of tests) {
@@ -58,7 +64,12 @@ describe("moomem/testing, built", () => {
       }
     }
     const { runner, tests, hooks } = collectingRunner();
-    testBackend(runner, "Forgetful", () => new Forgetful(), (previous) => previous);
+    testBackend(
+      runner,
+      "Forgetful",
+      () => new Forgetful(),
+      (previous) => previous,
+    );
     const failed: string[] = [];
     for (const test of tests) {
       await test.body().catch(() => failed.push(test.name));

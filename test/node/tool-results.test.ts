@@ -62,7 +62,10 @@ describe("one shape for both faces", () => {
       expect(sameIds(sdkAnswer)).toEqual(sameIds(await mcp("recall", { query, topK: 5 })));
       for (const memory of sdkAnswer.memories) {
         // `key` is there exactly when the memory fills a slot (the default extractor gives "I'm allergic to peanuts" one).
-        const keys = memory["key"] === undefined ? ["id", "content", "kind", "observedAt", "when", "score"] : ["id", "content", "kind", "key", "observedAt", "when", "score"];
+        const keys =
+          memory["key"] === undefined
+            ? ["id", "content", "kind", "observedAt", "when", "score"]
+            : ["id", "content", "kind", "key", "observedAt", "when", "score"];
         expect(Object.keys(memory)).toEqual(keys);
         expect(new Date(memory["observedAt"] as string).toISOString()).toBe(memory["observedAt"]);
       }
@@ -77,7 +80,9 @@ describe("one shape for both faces", () => {
     const extractor = {
       mode: "keyed",
       extract: (_user: string, input: unknown) =>
-        Promise.resolve([{ content: String(input), kind: "fact" as const, key: String(input).includes("moved") || String(input).includes("live") ? "home_city" : "misc" }]),
+        Promise.resolve([
+          { content: String(input), kind: "fact" as const, key: String(input).includes("moved") || String(input).includes("live") ? "home_city" : "misc" },
+        ]),
     };
     const open = (): Promise<MemoryStore> => MemoryStore.open(":memory:", { clock: new FixedClock(NOW), extractor });
     const viaSdk = await open();
@@ -89,7 +94,9 @@ describe("one shape for both faces", () => {
       expect(sameIds(sdkAnswer)).toEqual(sameIds(mcpAnswer));
       expect(sdkAnswer.facts[0]).toMatchObject({ key: "home_city", action: "inserted" });
     }
-    const last = await execute<{ content: string }, { replaced: number; facts: Array<{ replaced?: string[] }> }>(tools.remember, { content: "I moved to Guangzhou" });
+    const last = await execute<{ content: string }, { replaced: number; facts: Array<{ replaced?: string[] }> }>(tools.remember, {
+      content: "I moved to Guangzhou",
+    });
     expect(last.replaced).toBe(1);
     expect(last.facts[0]!.replaced).toHaveLength(1);
     const recalled = await execute<{ query: string }, { memories: Array<Record<string, unknown>> }>(tools.recall, { query: "Guangzhou" });

@@ -42,7 +42,22 @@ describe("openAIChat", () => {
   });
 
   it("joins content parts", async () => {
-    const fake = new FakeFetch([{ json: { choices: [{ message: { content: [{ type: "text", text: '{"a"' }, { type: "text", text: ":1}" }] } }] } }]);
+    const fake = new FakeFetch([
+      {
+        json: {
+          choices: [
+            {
+              message: {
+                content: [
+                  { type: "text", text: '{"a"' },
+                  { type: "text", text: ":1}" },
+                ],
+              },
+            },
+          ],
+        },
+      },
+    ]);
     const chat = openAIChat({ baseURL: "http://localhost:1234/v1", model: "m", fetch: fake.fetch });
     expect(await chat(messages, { json: true })).toBe('{"a":1}');
   });
@@ -90,14 +105,33 @@ describe("openAIChat", () => {
 describe("resolveChat with a host chat function", () => {
   it("passes messages, the json flag and a signal through", async () => {
     const seen: unknown[] = [];
-    const chat = resolveChat({ chat: async (m, o) => { seen.push(m, o.json, o.signal instanceof AbortSignal); return "answer"; } }, "Test");
+    const chat = resolveChat(
+      {
+        chat: async (m, o) => {
+          seen.push(m, o.json, o.signal instanceof AbortSignal);
+          return "answer";
+        },
+      },
+      "Test",
+    );
     expect(await chat(messages, { json: true })).toBe("answer");
     expect(seen).toEqual([messages, true, true]);
   });
 
   it("times out a host function that never answers, and aborts its signal", async () => {
     let aborted = false;
-    const chat = resolveChat({ timeoutMs: 20, chat: (_m, o) => new Promise<string>(() => { o.signal?.addEventListener("abort", () => { aborted = true; }); }) }, "Test");
+    const chat = resolveChat(
+      {
+        timeoutMs: 20,
+        chat: (_m, o) =>
+          new Promise<string>(() => {
+            o.signal?.addEventListener("abort", () => {
+              aborted = true;
+            });
+          }),
+      },
+      "Test",
+    );
     await expect(chat(messages, { json: true })).rejects.toThrow(/did not answer within 20 ms/);
     expect(aborted).toBe(true);
   });

@@ -7,7 +7,18 @@ import { FakeFetch, chatAnswer, errorAnswer, everythingVisible, type Step } from
 const KEY = "sk-judge-SECRET-99999999";
 
 function entry(id: string, content: string, key?: string): MemoryEntry {
-  return { id, userId: "u1", content, kind: "fact", status: "active", createdAt: Date.UTC(2024, 0, 5), updatedAt: 0, seq: 1, metadata: {}, ...(key === undefined ? {} : { key }) };
+  return {
+    id,
+    userId: "u1",
+    content,
+    kind: "fact",
+    status: "active",
+    createdAt: Date.UTC(2024, 0, 5),
+    updatedAt: 0,
+    seq: 1,
+    metadata: {},
+    ...(key === undefined ? {} : { key }),
+  };
 }
 
 function judge(steps: Step[]): { fake: FakeFetch; j: LlmJudge } {
@@ -21,7 +32,11 @@ const hiking = entry("m_2", "User likes hiking");
 
 describe("LlmJudge", () => {
   it("maps numbered verdicts back to entry ids, in candidate order", async () => {
-    const { fake, j } = judge([chatAnswer('{"verdicts": [{"candidate": 2, "decision": "ignore", "reason": "unrelated"}, {"candidate": 1, "decision": "replace", "reason": "moved away from Beijing"}]}')]);
+    const { fake, j } = judge([
+      chatAnswer(
+        '{"verdicts": [{"candidate": 2, "decision": "ignore", "reason": "unrelated"}, {"candidate": 1, "decision": "replace", "reason": "moved away from Beijing"}]}',
+      ),
+    ]);
     expect(j.name).toBe("llm");
     const verdicts = await j.judge(moved, [beijing, hiking]);
     expect(verdicts).toEqual([
@@ -47,23 +62,26 @@ describe("LlmJudge", () => {
   it("makes no call without candidates", async () => {
     const { fake, j } = judge([chatAnswer('{"verdicts": []}')]);
     expect(await j.judge(moved, [])).toEqual([]);
-    expect(await j.judgeAll([{ fact: moved, candidates: [] }, { fact: moved, candidates: [] }])).toEqual([[], []]);
+    expect(
+      await j.judgeAll([
+        { fact: moved, candidates: [] },
+        { fact: moved, candidates: [] },
+      ]),
+    ).toEqual([[], []]);
     expect(fake.requests).toHaveLength(0);
   });
 
   it("judges several facts of one add in a single call", async () => {
-    const { fake, j } = judge([chatAnswer('{"verdicts": [{"candidate": 1, "decision": "replace", "reason": "moved"}, {"candidate": 2, "decision": "coexist", "reason": "maybe both"}]}')]);
+    const { fake, j } = judge([
+      chatAnswer('{"verdicts": [{"candidate": 1, "decision": "replace", "reason": "moved"}, {"candidate": 2, "decision": "coexist", "reason": "maybe both"}]}'),
+    ]);
     const result = await j.judgeAll([
       { fact: moved, candidates: [beijing] },
       { fact: { content: "User has a cat", kind: "fact" }, candidates: [] },
       { fact: { content: "User prefers climbing", kind: "preference" }, candidates: [hiking] },
     ]);
     expect(fake.requests).toHaveLength(1);
-    expect(result).toEqual([
-      [{ id: "m_1", decision: "replace", reason: "moved" }],
-      [],
-      [{ id: "m_2", decision: "coexist", reason: "maybe both" }],
-    ]);
+    expect(result).toEqual([[{ id: "m_1", decision: "replace", reason: "moved" }], [], [{ id: "m_2", decision: "coexist", reason: "maybe both" }]]);
   });
 
   const bad: Array<[string, Step, RegExp]> = [

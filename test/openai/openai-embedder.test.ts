@@ -8,7 +8,15 @@ const KEY = "sk-embed-SECRET-abcdefabcdef";
 
 function embedder(steps: Step[], extra: Record<string, unknown> = {}): { fake: FakeFetch; e: OpenAIEmbedder } {
   const fake = new FakeFetch(steps);
-  const e = new OpenAIEmbedder({ baseURL: "https://emb.example/v1", apiKey: KEY, model: "text-embedding-3-small", dim: 3, fetch: fake.fetch, maxRetries: 0, ...extra });
+  const e = new OpenAIEmbedder({
+    baseURL: "https://emb.example/v1",
+    apiKey: KEY,
+    model: "text-embedding-3-small",
+    dim: 3,
+    fetch: fake.fetch,
+    maxRetries: 0,
+    ...extra,
+  });
   return { fake, e };
 }
 
@@ -37,7 +45,12 @@ describe("OpenAIEmbedder", () => {
   });
 
   it("POSTs /embeddings with model, input and encoding_format float, and L2-normalises", async () => {
-    const { fake, e } = embedder([embeddingAnswer([[3, 4, 0], [0, 0, 2]])]);
+    const { fake, e } = embedder([
+      embeddingAnswer([
+        [3, 4, 0],
+        [0, 0, 2],
+      ]),
+    ]);
     const vectors = await e.embed(["a", "b"]);
     expect(fake.requests[0]!.url).toBe("https://emb.example/v1/embeddings");
     expect(fake.requests[0]!.body).toEqual({ model: "text-embedding-3-small", input: ["a", "b"], encoding_format: "float" });
@@ -64,7 +77,16 @@ describe("OpenAIEmbedder", () => {
   });
 
   it("puts vectors back in input order by their index", async () => {
-    const { e } = embedder([embeddingAnswer([[1, 0, 0], [0, 1, 0], [0, 0, 1]], [2, 0, 1])]);
+    const { e } = embedder([
+      embeddingAnswer(
+        [
+          [1, 0, 0],
+          [0, 1, 0],
+          [0, 0, 1],
+        ],
+        [2, 0, 1],
+      ),
+    ]);
     const vectors = await e.embed(["x", "y", "z"]);
     expect(vectors.map((v) => Array.from(v).indexOf(1))).toEqual([0, 1, 2]);
   });
@@ -77,14 +99,67 @@ describe("OpenAIEmbedder", () => {
 
   const broken: Array<[string, Step, RegExp]> = [
     ["too few vectors", embeddingAnswer([[1, 0, 0]]), /1 embeddings for 2 texts/],
-    ["null value (NaN serialised)", embeddingAnswer([[1, null as unknown as number, 0], [1, 0, 0]]), /embedding\[1\] is object, not a finite number/],
+    [
+      "null value (NaN serialised)",
+      embeddingAnswer([
+        [1, null as unknown as number, 0],
+        [1, 0, 0],
+      ]),
+      /embedding\[1\] is object, not a finite number/,
+    ],
     ["infinite value", { text: '{"data":[{"index":0,"embedding":[1,1e400,0]},{"index":1,"embedding":[1,0,0]}]}' }, /embedding\[1\] is Infinity/],
-    ["string value", embeddingAnswer([[1, "NaN" as unknown as number, 0], [1, 0, 0]]), /is string, not a finite number/],
-    ["zero vector", embeddingAnswer([[0, 0, 0], [1, 0, 0]]), /all zeros/],
-    ["duplicate index", embeddingAnswer([[1, 0, 0], [0, 1, 0]], [0, 0]), /two embeddings for index 0/],
-    ["index out of range", embeddingAnswer([[1, 0, 0], [0, 1, 0], [0, 0, 1]], [0, 2]), /index is 2, not a position from 0 to 1/],
+    [
+      "string value",
+      embeddingAnswer([
+        [1, "NaN" as unknown as number, 0],
+        [1, 0, 0],
+      ]),
+      /is string, not a finite number/,
+    ],
+    [
+      "zero vector",
+      embeddingAnswer([
+        [0, 0, 0],
+        [1, 0, 0],
+      ]),
+      /all zeros/,
+    ],
+    [
+      "duplicate index",
+      embeddingAnswer(
+        [
+          [1, 0, 0],
+          [0, 1, 0],
+        ],
+        [0, 0],
+      ),
+      /two embeddings for index 0/,
+    ],
+    [
+      "index out of range",
+      embeddingAnswer(
+        [
+          [1, 0, 0],
+          [0, 1, 0],
+          [0, 0, 1],
+        ],
+        [0, 2],
+      ),
+      /index is 2, not a position from 0 to 1/,
+    ],
     ["no data", { json: { object: "list" } }, /no "data" array/],
-    ["base64 instead of floats", { json: { data: [{ index: 0, embedding: "AAAA" }, { index: 1, embedding: "AAAA" }] } }, /not an array of numbers/],
+    [
+      "base64 instead of floats",
+      {
+        json: {
+          data: [
+            { index: 0, embedding: "AAAA" },
+            { index: 1, embedding: "AAAA" },
+          ],
+        },
+      },
+      /not an array of numbers/,
+    ],
   ];
   for (const [name, step, message] of broken) {
     it(`rejects an answer with ${name}`, async () => {

@@ -1,6 +1,12 @@
 // The extraction and judge prompts: what they ask for and how conversations and candidates are laid out.
 import { describe, it, expect } from "vitest";
-import { buildExtractionMessages, buildExtractionRetryMessages, buildJudgeMessages, EXTRACTION_SYSTEM_PROMPT, JUDGE_SYSTEM_PROMPT } from "../../src/adapters/openai/prompts.ts";
+import {
+  buildExtractionMessages,
+  buildExtractionRetryMessages,
+  buildJudgeMessages,
+  EXTRACTION_SYSTEM_PROMPT,
+  JUDGE_SYSTEM_PROMPT,
+} from "../../src/adapters/openai/prompts.ts";
 import type { MemoryEntry } from "../../src/types.ts";
 
 function entry(id: string, content: string, extra: Partial<MemoryEntry> = {}): MemoryEntry {
@@ -9,7 +15,19 @@ function entry(id: string, content: string, extra: Partial<MemoryEntry> = {}): M
 
 describe("extraction prompt", () => {
   it("states the PRD 13.1 contract and asks for JSON", () => {
-    for (const phrase of [/"fact"/, /"preference"/, /"event"/, /snake_case/, /source_span/, /greetings/, /feelings of the moment/, /assistant said/, /missing a fact is better than storing a wrong one/, /language the user wrote in/, /JSON/]) {
+    for (const phrase of [
+      /"fact"/,
+      /"preference"/,
+      /"event"/,
+      /snake_case/,
+      /source_span/,
+      /greetings/,
+      /feelings of the moment/,
+      /assistant said/,
+      /missing a fact is better than storing a wrong one/,
+      /language the user wrote in/,
+      /JSON/,
+    ]) {
       expect(EXTRACTION_SYSTEM_PROMPT).toMatch(phrase);
     }
   });
@@ -26,7 +44,7 @@ describe("extraction prompt", () => {
     const messages = buildExtractionMessages([
       { role: "system", content: "You are helpful.\n<moomem-context>\n- User lives in Beijing\n</moomem-context>" },
       { role: "user", content: "<moomem-context>\n- User lives in Beijing\n</moomem-context>\nI moved to Shenzhen\nlast week" },
-      { role: "tool", content: "{\"weather\": \"sunny\"}" },
+      { role: "tool", content: '{"weather": "sunny"}' },
       { role: "Assistant", content: "Nice!" },
     ]);
     const body = messages![1]!.content;
@@ -66,11 +84,18 @@ describe("judge prompt", () => {
 
   it("numbers candidates across facts and maps the numbers back", () => {
     const { messages, numbering } = buildJudgeMessages([
-      { fact: { content: "User has moved to Shenzhen", kind: "fact", key: "home_city" }, candidates: [entry("a", "User lives in Beijing", { key: "home_city" }), entry("b", "User likes hiking", { kind: "preference" })] },
+      {
+        fact: { content: "User has moved to Shenzhen", kind: "fact", key: "home_city" },
+        candidates: [entry("a", "User lives in Beijing", { key: "home_city" }), entry("b", "User likes hiking", { kind: "preference" })],
+      },
       { fact: { content: "User has a cat", kind: "fact" }, candidates: [] },
       { fact: { content: "User works at Acme", kind: "fact", key: "employer" }, candidates: [entry("c", "User works\nat Initech")] },
     ]);
-    expect(numbering).toEqual([{ item: 0, id: "a" }, { item: 0, id: "b" }, { item: 2, id: "c" }]);
+    expect(numbering).toEqual([
+      { item: 0, id: "a" },
+      { item: 0, id: "b" },
+      { item: 2, id: "c" },
+    ]);
     const body = messages[1]!.content;
     expect(body).toContain("New fact A (kind fact, key home_city): User has moved to Shenzhen");
     expect(body).toContain("[1] (kind fact, key home_city, stored 2024-03-02) User lives in Beijing");

@@ -34,7 +34,11 @@ describe("configuration failures are PROVIDER_CONFIG at the adapters", () => {
       const connection = { baseURL: BASE, apiKey: KEY, model: "m", fetch: fake.fetch };
       const errors = [
         await caught(new LlmExtractor(connection).extract("u", "I live in Oslo")),
-        await caught(new LlmJudge(connection).judge({ content: "User lives in Oslo", kind: "fact" }, [{ id: "a", userId: "u", content: "User lives in Rome", kind: "fact", status: "active", createdAt: 0, updatedAt: 0, seq: 1, metadata: {} }])),
+        await caught(
+          new LlmJudge(connection).judge({ content: "User lives in Oslo", kind: "fact" }, [
+            { id: "a", userId: "u", content: "User lives in Rome", kind: "fact", status: "active", createdAt: 0, updatedAt: 0, seq: 1, metadata: {} },
+          ]),
+        ),
         await caught(new OpenAIEmbedder({ ...connection, dim: 3 }).embed(["hello"])),
       ];
       expect(fake.requests).toHaveLength(3); // one each: a refused configuration is never retried
@@ -74,7 +78,9 @@ describe("configuration failures are PROVIDER_CONFIG at the adapters", () => {
   for (const [name, step] of passing) {
     it(`${name} stays a degradable EXTRACTION_FAILURE / EMBEDDING_FAILURE`, async () => {
       const connection = { baseURL: BASE, apiKey: KEY, model: "m", maxRetries: 0, timeoutMs: 30 };
-      expect((await caught(new LlmExtractor({ ...connection, fetch: new FakeFetch([step]).fetch }).extract("u", "I live in Oslo"))).code).toBe("EXTRACTION_FAILURE");
+      expect((await caught(new LlmExtractor({ ...connection, fetch: new FakeFetch([step]).fetch }).extract("u", "I live in Oslo"))).code).toBe(
+        "EXTRACTION_FAILURE",
+      );
       expect((await caught(new OpenAIEmbedder({ ...connection, dim: 3, fetch: new FakeFetch([step]).fetch }).embed(["x"]))).code).toBe("EMBEDDING_FAILURE");
     });
   }
@@ -134,7 +140,9 @@ describe("the store fails the first add on a configuration failure and stores no
 
     // A text kept raw while the model was down; then the key is revoked: reextract stops and keeps it raw.
     const chat = new FakeFetch([errorAnswer(500, "down"), errorAnswer(401, "key revoked")]);
-    const mem = await MemoryStore.open(":memory:", { extractor: new LlmExtractor({ baseURL: BASE, apiKey: KEY, model: "m", maxRetries: 0, fetch: chat.fetch }) });
+    const mem = await MemoryStore.open(":memory:", {
+      extractor: new LlmExtractor({ baseURL: BASE, apiKey: KEY, model: "m", maxRetries: 0, fetch: chat.fetch }),
+    });
     expect((await mem.add("u", "I live in Oslo")).degraded).toBe(true);
     const before = await mem.list("u", { status: "all" });
     expect((await caught(mem.reextract("u"))).code).toBe("PROVIDER_CONFIG");

@@ -74,7 +74,13 @@ describe("validateExtraction", () => {
 describe("validateVerdicts", () => {
   it("accepts numbered verdicts, numeric strings and the id alias", () => {
     const result = validateVerdicts(
-      { verdicts: [{ candidate: 1, decision: "Replace", reason: " moved " }, { id: "[2]", decision: "ignore" }, { candidate: "3", decision: "coexist", reason: 5 }] },
+      {
+        verdicts: [
+          { candidate: 1, decision: "Replace", reason: " moved " },
+          { id: "[2]", decision: "ignore" },
+          { candidate: "3", decision: "coexist", reason: 5 },
+        ],
+      },
       3,
     );
     expect(result).toEqual({
@@ -101,7 +107,16 @@ describe("validateVerdicts", () => {
     ["number out of range", { verdicts: [{ candidate: 3, decision: "ignore" }] }, /candidate is 3; use a memory number from 1 to 2/],
     ["zero", { verdicts: [{ candidate: 0, decision: "ignore" }] }, /from 1 to 2/],
     ["entry id instead of number", { verdicts: [{ id: "m_abc", decision: "ignore" }] }, /candidate is "m_abc"/],
-    ["twice", { verdicts: [{ candidate: 1, decision: "ignore" }, { candidate: 1, decision: "replace" }] }, /memory 1 twice/],
+    [
+      "twice",
+      {
+        verdicts: [
+          { candidate: 1, decision: "ignore" },
+          { candidate: 1, decision: "replace" },
+        ],
+      },
+      /memory 1 twice/,
+    ],
     ["merge", { verdicts: [{ candidate: 1, decision: "merge" }] }, /decision is "merge"/],
     ["verdict not an object", { verdicts: [1] }, /verdicts\[0\] is not an object/],
   ];

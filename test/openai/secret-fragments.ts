@@ -13,7 +13,15 @@ export function base64Of(text: string): string {
 /** The forms a secret can be quoted in: as is, URL-encoded, JSON-escaped, base64 and base64url. */
 export function encodingsOf(secret: string): string[] {
   const base64 = base64Of(secret);
-  return [...new Set([secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1), base64, base64.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")])];
+  return [
+    ...new Set([
+      secret,
+      encodeURIComponent(secret),
+      JSON.stringify(secret).slice(1, -1),
+      base64,
+      base64.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, ""),
+    ]),
+  ];
 }
 
 /** Every fragment of `secret` (in any of its encodings) that occurs in `text`; empty when nothing leaked. */

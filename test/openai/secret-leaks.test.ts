@@ -109,7 +109,12 @@ describe("secrets in what a provider answers", () => {
     const chat = openAIChat({ baseURL: BASE, apiKey: KEY, model: "m", maxRetries: 0, fetch: new FakeFetch([refusal]).fetch });
     expect(leaksIn(await caught(chat([{ role: "user", content: "hi" }], { json: true })))).toEqual([]);
 
-    const extractor = new LlmExtractor({ baseURL: BASE, apiKey: KEY, model: "m", fetch: new FakeFetch([chatAnswer(`not json ${straddling(KEY, 100)}`)]).fetch });
+    const extractor = new LlmExtractor({
+      baseURL: BASE,
+      apiKey: KEY,
+      model: "m",
+      fetch: new FakeFetch([chatAnswer(`not json ${straddling(KEY, 100)}`)]).fetch,
+    });
     const error = await caught(extractor.extract("u", "I live in Oslo"));
     expect(isMoomemError(error, "EXTRACTION_FAILURE")).toBe(true);
     expect(leaksIn(error)).toEqual([]);
@@ -132,7 +137,11 @@ describe("secrets in what a provider answers", () => {
 describe("secrets in baseURL", () => {
   const PASSWORD = "Pw-8vK2mQ7xR4tZ9";
 
-  for (const baseURL of [`http://svc:${PASSWORD}@127.0.0.1:8080/v1`, `https://${PASSWORD}@llm.example/v1`, `http://svc:${encodeURIComponent(PASSWORD + "/+")}@h/v1`]) {
+  for (const baseURL of [
+    `http://svc:${PASSWORD}@127.0.0.1:8080/v1`,
+    `https://${PASSWORD}@llm.example/v1`,
+    `http://svc:${encodeURIComponent(PASSWORD + "/+")}@h/v1`,
+  ]) {
     it(`rejects user info in baseURL without quoting it (${baseURL.replace(PASSWORD, "…")})`, () => {
       const attempts: Array<() => unknown> = [
         () => new OpenAIHttpClient({ baseURL }, "Test", 1000),

@@ -69,10 +69,8 @@ export const describe: typeof runSuite & {
   skip: (name: string, fn: () => void): void => {
     void nodeTest.describe(name, { skip: true }, fn);
   },
-  skipIf: (condition: unknown): typeof runSuite =>
-    condition ? (name: string, fn: () => void) => void nodeTest.describe(name, { skip: true }, fn) : runSuite,
-  runIf: (condition: unknown): typeof runSuite =>
-    condition ? runSuite : (name: string, fn: () => void) => void nodeTest.describe(name, { skip: true }, fn),
+  skipIf: (condition: unknown): typeof runSuite => (condition ? (name: string, fn: () => void) => void nodeTest.describe(name, { skip: true }, fn) : runSuite),
+  runIf: (condition: unknown): typeof runSuite => (condition ? runSuite : (name: string, fn: () => void) => void nodeTest.describe(name, { skip: true }, fn)),
 });
 
 /** vitest hooks take an optional timeout (ms) as second argument. */

@@ -5,7 +5,20 @@ import type { EntryRecord } from "../../src/types.ts";
 const T0 = 1_700_000_000_000;
 
 function rec(id: string, seq: number, userId: string, content: string, extra: Partial<EntryRecord> = {}): EntryRecord {
-  return { id, userId, content, kind: "fact", status: "active", createdAt: T0 + seq, updatedAt: T0 + seq, seq, metadata: {}, lifecycle: {}, embedding: null, ...extra };
+  return {
+    id,
+    userId,
+    content,
+    kind: "fact",
+    status: "active",
+    createdAt: T0 + seq,
+    updatedAt: T0 + seq,
+    seq,
+    metadata: {},
+    lifecycle: {},
+    embedding: null,
+    ...extra,
+  };
 }
 
 /**

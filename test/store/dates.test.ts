@@ -45,7 +45,12 @@ describe("dates within the range of a Date", () => {
 
   it("rejects since/until a Date cannot hold with INVALID_ARGUMENT (a RangeError before), also when since > until", async () => {
     const mem = await MemoryStore.open(":memory:");
-    for (const [since, until] of [[1e300, 1e299], [0, 1e300], [-1e300, 0], [MAX_TIME_MS + 1, MAX_TIME_MS + 2]] as const) {
+    for (const [since, until] of [
+      [1e300, 1e299],
+      [0, 1e300],
+      [-1e300, 0],
+      [MAX_TIME_MS + 1, MAX_TIME_MS + 2],
+    ] as const) {
       await rejectsWith(mem.list("u", { since, until }), "INVALID_ARGUMENT");
       await rejectsWith(mem.recall("u", "x", { since, until }), "INVALID_ARGUMENT");
     }

@@ -54,9 +54,20 @@ function observe(state: EntryState): unknown {
           userId,
           {
             entries: state.entriesOf(userId).map((r) => r.id),
-            keywords: Object.fromEntries(TOKENS.map((t) => [t, shard.keywords.search([t], 10_000).map((h) => h.doc).sort(byNumber)])),
+            keywords: Object.fromEntries(
+              TOKENS.map((t) => [
+                t,
+                shard.keywords
+                  .search([t], 10_000)
+                  .map((h) => h.doc)
+                  .sort(byNumber),
+              ]),
+            ),
             keywordDocs: shard.keywords.size,
-            vectors: shard.vectors.search(EVERYTHING, 10_000).map((h) => h.doc).sort(byNumber),
+            vectors: shard.vectors
+              .search(EVERYTHING, 10_000)
+              .map((h) => h.doc)
+              .sort(byNumber),
             vectorDocs: shard.vectors.size,
             dedup: [...shard.dedup].map(([norm, ids]) => [norm, [...ids].sort()]).sort(),
             keys: [...shard.keys].map(([key, seqs]) => [key, [...seqs].sort(byNumber)]).sort(),
@@ -118,7 +129,12 @@ describe("EntryState: indexes follow every write", () => {
     expect([...ann.dedup.keys()].sort()).toEqual(["apple banana", "kiwi"]);
     expect([...ann.keys]).toEqual([["home_city", [1]]]);
     expect(state.entriesOf("ann").map((r) => r.id)).toEqual(["a", "c", "d", "e"]);
-    expect(state.shard("bob")!.keywords.search(tokenize("apple"), 10).map((h) => h.doc)).toEqual([2]);
+    expect(
+      state
+        .shard("bob")!
+        .keywords.search(tokenize("apple"), 10)
+        .map((h) => h.doc),
+    ).toEqual([2]);
     expect(observe(state)).toEqual(expected(new Map([...state.all()].map((r) => [r.id, r]))));
   });
 
@@ -196,7 +212,13 @@ describe("EntryState: indexes follow every write", () => {
 describe("EntryState: users and shards", () => {
   it("keeps each user's entries in seq order whatever order they arrive in, and all() in seq order across users", () => {
     const state = new EntryState(DIM);
-    for (const [id, seq, user] of [["d", 40, "bob"], ["a", 10, "ann"], ["c", 30, "ann"], ["b", 20, "bob"]] as const) state.load(rec(id, seq, user));
+    for (const [id, seq, user] of [
+      ["d", 40, "bob"],
+      ["a", 10, "ann"],
+      ["c", 30, "ann"],
+      ["b", 20, "bob"],
+    ] as const)
+      state.load(rec(id, seq, user));
     state.insert(rec("e", 25, "ann"));
     state.insert(rec("f", 5, "bob"));
     expect(state.entriesOf("ann").map((r) => r.seq)).toEqual([10, 25, 30]);
@@ -459,7 +481,15 @@ describe("EntryState against a reference model (seeded, bounded by runs)", () =>
     const kind = Math.floor(w.rand() * 6);
     if (kind === 0) return () => w.state.insert({ ...existing, seq: 99_999 });
     if (kind === 1) return () => w.state.insert({ ...existing, id: "brand-new" });
-    if (kind === 2) return () => w.state.put({ ...existing, userId: pick(w.rand, USERS.filter((u) => u !== existing.userId)) });
+    if (kind === 2)
+      return () =>
+        w.state.put({
+          ...existing,
+          userId: pick(
+            w.rand,
+            USERS.filter((u) => u !== existing.userId),
+          ),
+        });
     if (kind === 3) return () => w.state.put({ ...existing, status: "superseded", supersededBy: existing.id });
     if (kind === 4) return () => w.state.put({ ...existing, embedding: Float32Array.of(Number.NaN, 1, 1, 1) });
     return () => w.state.put({ ...existing, status: "active", supersededBy: existing.id === "x" ? "y" : "x" });

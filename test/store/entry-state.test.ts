@@ -83,7 +83,11 @@ describe("EntryState invariants", () => {
     state.load(rec("y", 2));
     // A record whose content cannot be read (a stand-in for any failure while indexing it).
     const bad = rec("z", 3);
-    Object.defineProperty(bad, "content", { get: () => { throw new Error("unreadable"); } });
+    Object.defineProperty(bad, "content", {
+      get: () => {
+        throw new Error("unreadable");
+      },
+    });
     state.load(bad);
     expect(() => state.shard("u")).toThrow("unreadable");
     expect(() => state.shard("u")).toThrow("unreadable");

@@ -17,7 +17,11 @@ describe("export and import (FR-08)", () => {
   it("round-trips a store: same entries, statuses, chains, times, metadata, recall", async () => {
     const words = ["Beijing", "Shenzhen", "peanuts", "cello", "Miso the cat", "nurse", "花生", "深圳"];
     const op = fc.oneof(
-      fc.record({ t: fc.constant("add" as const), user: fc.constantFrom("a", "b", "c"), text: fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 4 }).map((w) => `I live in ${w.join(" ")}`) }),
+      fc.record({
+        t: fc.constant("add" as const),
+        user: fc.constantFrom("a", "b", "c"),
+        text: fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 4 }).map((w) => `I live in ${w.join(" ")}`),
+      }),
       fc.record({ t: fc.constant("forget" as const), user: fc.constantFrom("a", "b", "c"), pick: fc.nat() }),
     );
     await fc.assert(

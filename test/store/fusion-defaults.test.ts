@@ -83,7 +83,7 @@ describe("recall fusion", () => {
     expect(weakSemantic.vector.length).toBeGreaterThanOrEqual(weak.vector.length);
   });
 
-  it("fusion \"rrf\": Σ weight / (k + rank), k 5 and weight 0.1 for lexical, k 60 and weight 1 for semantic", async () => {
+  it('fusion "rrf": Σ weight / (k + rank), k 5 and weight 0.1 for lexical, k 60 and weight 1 for semantic', async () => {
     expect((await topHit({ fusion: "rrf" })).score).toBeCloseTo(1 / 6 + 0.1 / 6, 12);
     expect((await topHit({ fusion: "rrf", embedder: customEmbedder() })).score).toBeCloseTo(2 / 61, 12);
     // rrfK alone means RRF.

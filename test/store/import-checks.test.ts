@@ -81,26 +81,56 @@ describe("import: references", () => {
   it("refuses a superseded_by that names another user's entry, or nothing", async () => {
     const { mem, a } = await storeWithA();
     const aId = a[0]!.id;
-    await expectRejected(mem, [header(ID, 1), entryJson("0000000000b1-0001", "b", "I live in Rome", { status: "superseded", superseded_by: aId })], /another user|user a/);
-    await expectRejected(mem, [header(ID, 1), entryJson("0000000000b1-0001", "b", "I live in Rome", { status: "superseded", superseded_by: "0000000000ff-0000" })], /0000000000ff-0000/);
+    await expectRejected(
+      mem,
+      [header(ID, 1), entryJson("0000000000b1-0001", "b", "I live in Rome", { status: "superseded", superseded_by: aId })],
+      /another user|user a/,
+    );
+    await expectRejected(
+      mem,
+      [header(ID, 1), entryJson("0000000000b1-0001", "b", "I live in Rome", { status: "superseded", superseded_by: "0000000000ff-0000" })],
+      /0000000000ff-0000/,
+    );
     // the target in the same import, but of another user
     await expectRejected(
       mem,
-      [header(ID, 2), entryJson("0000000000b1-0001", "b", "I live in Rome", { status: "superseded", superseded_by: "0000000000c1-0001" }), entryJson("0000000000c1-0001", "c", "I live in Oslo")],
+      [
+        header(ID, 2),
+        entryJson("0000000000b1-0001", "b", "I live in Rome", { status: "superseded", superseded_by: "0000000000c1-0001" }),
+        entryJson("0000000000c1-0001", "c", "I live in Oslo"),
+      ],
       /another user|user c/,
     );
     // the same chain within one user is fine
-    await mem.import(toLines([header(ID, 2), entryJson("0000000000b1-0001", "b", "I live in Rome", { status: "superseded", superseded_by: "0000000000b2-0001" }), entryJson("0000000000b2-0001", "b", "I live in Oslo")]));
+    await mem.import(
+      toLines([
+        header(ID, 2),
+        entryJson("0000000000b1-0001", "b", "I live in Rome", { status: "superseded", superseded_by: "0000000000b2-0001" }),
+        entryJson("0000000000b2-0001", "b", "I live in Oslo"),
+      ]),
+    );
     expect((await mem.history("b", "0000000000b1-0001")).map((e) => e.content)).toEqual(["I live in Rome", "I live in Oslo"]);
     await mem.close();
   });
 
   it("refuses statuses that contradict their links: active with superseded_by, superseded without, an entry superseding itself", async () => {
     const { mem, a } = await storeWithA();
-    await expectRejected(mem, [header(ID, 1), entryJson("0000000000b1-0001", "b", "x y", { superseded_by: a[0]!.id })], /active.*superseded_by|superseded_by.*active/);
-    await expectRejected(mem, [header(ID, 1), entryJson("0000000000b1-0001", "b", "x y", { status: "unstructured", kind: "unstructured", superseded_by: "0000000000b1-0002" })], /superseded_by/);
+    await expectRejected(
+      mem,
+      [header(ID, 1), entryJson("0000000000b1-0001", "b", "x y", { superseded_by: a[0]!.id })],
+      /active.*superseded_by|superseded_by.*active/,
+    );
+    await expectRejected(
+      mem,
+      [header(ID, 1), entryJson("0000000000b1-0001", "b", "x y", { status: "unstructured", kind: "unstructured", superseded_by: "0000000000b1-0002" })],
+      /superseded_by/,
+    );
     await expectRejected(mem, [header(ID, 1), entryJson("0000000000b1-0001", "b", "x y", { status: "superseded" })], /superseded_by/);
-    await expectRejected(mem, [header(ID, 1), entryJson("0000000000b1-0001", "b", "x y", { status: "superseded", superseded_by: "0000000000b1-0001" })], /itself/);
+    await expectRejected(
+      mem,
+      [header(ID, 1), entryJson("0000000000b1-0001", "b", "x y", { status: "superseded", superseded_by: "0000000000b1-0001" })],
+      /itself/,
+    );
     await expectRejected(mem, [header(ID, 1), entryJson("0000000000b1-0001", "b", "x y", { metadata: { conflict: [a[0]!.id] } })], /conflict/);
     await mem.close();
   });

@@ -69,7 +69,9 @@ describe("import: siblings of the reported cases", () => {
   it("a forgotten entry that was superseded must name its successor, or restore could not put it back", async () => {
     const mem = await MemoryStore.open(":memory:", { embedder: DENSE4 });
     const error = await rejectsWith(
-      mem.import(toLines([header(ID, 1), entryJson("x1", "u", "I live in Rome", { status: "deleted", metadata: { deleted_from: "superseded", deleted_at: 1 } })])),
+      mem.import(
+        toLines([header(ID, 1), entryJson("x1", "u", "I live in Rome", { status: "deleted", metadata: { deleted_from: "superseded", deleted_at: 1 } })]),
+      ),
       "INVALID_ARGUMENT",
     );
     expect(error.message).toMatch(/line 2.*deleted_from/);

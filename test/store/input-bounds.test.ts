@@ -117,7 +117,15 @@ describe("add: long content", () => {
   it(
     "stores 1 MB of each hostile kind with the default maxContentChars",
     async () => {
-      const kinds = [cjk(MI), "x".repeat(MI), "é".repeat(MI), "👍🏽".repeat(MI / 4), "a\u0301".repeat(MI / 2), "x\u200d".repeat(MI / 2), ". ".repeat(MI / 2) + "x"];
+      const kinds = [
+        cjk(MI),
+        "x".repeat(MI),
+        "é".repeat(MI),
+        "👍🏽".repeat(MI / 4),
+        "a\u0301".repeat(MI / 2),
+        "x\u200d".repeat(MI / 2),
+        ". ".repeat(MI / 2) + "x",
+      ];
       // The raw extractor keeps each text whole: the store must cut it and say so.
       const raw = await openSeeded({ extractor: new RawExtractor() });
       for (const text of kinds) {
@@ -139,7 +147,20 @@ describe("add: long content", () => {
 });
 
 describe("add: text that only looks non-empty", () => {
-  const blanks = ["\u0000", "\u0000\u0000\u0000", "\u200b", "\u200c\u200d", "\ufeff", "\u2060", " \u200b \n\t", "\u3164", "\u180e", "\ufe0f", "\u2800", "\udc00"];
+  const blanks = [
+    "\u0000",
+    "\u0000\u0000\u0000",
+    "\u200b",
+    "\u200c\u200d",
+    "\ufeff",
+    "\u2060",
+    " \u200b \n\t",
+    "\u3164",
+    "\u180e",
+    "\ufe0f",
+    "\u2800",
+    "\udc00",
+  ];
 
   it("rejects text of only NUL, zero-width or other invisible characters as empty, and changes nothing", async () => {
     const mem = await openSeeded();
@@ -155,7 +176,13 @@ describe("add: text that only looks non-empty", () => {
   it("rejects a transcript whose every message is blank that way", async () => {
     const mem = await openSeeded();
     const before = await storeState(mem);
-    await rejectsWith(mem.add("u", blanks.map((content) => ({ role: "user", content }))), "INVALID_ARGUMENT");
+    await rejectsWith(
+      mem.add(
+        "u",
+        blanks.map((content) => ({ role: "user", content })),
+      ),
+      "INVALID_ARGUMENT",
+    );
     expect(await storeState(mem)).toBe(before);
     await mem.close();
   });
@@ -173,7 +200,11 @@ describe("add: text that only looks non-empty", () => {
   it("drops an extracted fact whose content is blank that way (an empty fact is no fact)", async () => {
     const extractor: Extractor = {
       mode: "blanks",
-      extract: () => Promise.resolve([{ content: "\u200b\u0000", kind: "fact" }, { content: "I like tea", kind: "preference" }]),
+      extract: () =>
+        Promise.resolve([
+          { content: "\u200b\u0000", kind: "fact" },
+          { content: "I like tea", kind: "preference" },
+        ]),
     };
     const mem = await MemoryStore.open(":memory:", { extractor });
     const summary = await mem.add("u", "I like tea");

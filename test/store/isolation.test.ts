@@ -29,21 +29,25 @@ describe("isolation (AC-02)", () => {
     const text = fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 6 }).map((w) => w.join(" "));
     const user = fc.constantFrom("alice", "bob", "carol", "dave");
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(user, text), { minLength: 1, maxLength: 30 }), fc.array(fc.tuple(user, text), { minLength: 1, maxLength: 10 }), async (writes, queries) => {
-        const mem = await MemoryStore.open(":memory:");
-        for (const [u, t] of writes) await mem.add(u, `${u} secret ${t}`);
-        for (const [u, q] of queries) {
-          for (const mode of ["hybrid", "vector", "keyword"] as const) {
-            const hits = await mem.recall(u, q, { topK: 100, mode });
-            for (const h of hits) {
-              expect(h.userId).toBe(u);
-              expect(h.content.startsWith(`${u} secret`)).toBe(true);
+      fc.asyncProperty(
+        fc.array(fc.tuple(user, text), { minLength: 1, maxLength: 30 }),
+        fc.array(fc.tuple(user, text), { minLength: 1, maxLength: 10 }),
+        async (writes, queries) => {
+          const mem = await MemoryStore.open(":memory:");
+          for (const [u, t] of writes) await mem.add(u, `${u} secret ${t}`);
+          for (const [u, q] of queries) {
+            for (const mode of ["hybrid", "vector", "keyword"] as const) {
+              const hits = await mem.recall(u, q, { topK: 100, mode });
+              for (const h of hits) {
+                expect(h.userId).toBe(u);
+                expect(h.content.startsWith(`${u} secret`)).toBe(true);
+              }
             }
+            for (const e of await mem.list(u)) expect(e.userId).toBe(u);
           }
-          for (const e of await mem.list(u)) expect(e.userId).toBe(u);
-        }
-        await mem.close();
-      }),
+          await mem.close();
+        },
+      ),
       { numRuns: 40 },
     );
   });

@@ -16,7 +16,9 @@ describe("forget, close, concurrency, failed writes", () => {
     expect(deleted[0]).toMatchObject({ content: "I have a dog named Rex", status: "deleted" });
     expect(await mem.forget("u1", { all: true }, { purge: true })).toBe(3);
     const after = await mem.list("u1");
-    expect(after.every((e) => e.status === "deleted" && e.content === "" && e.lifecycle?.purgedAt !== undefined && Object.keys(e.metadata).length === 0)).toBe(true);
+    expect(after.every((e) => e.status === "deleted" && e.content === "" && e.lifecycle?.purgedAt !== undefined && Object.keys(e.metadata).length === 0)).toBe(
+      true,
+    );
     expect(await mem.recall("u1", "PIN")).toEqual([]);
     await rejectsWith(mem.restore("u1", a.facts[0]!.id), "INVALID_ARGUMENT");
     await rejectsWith(mem.forget("u1", {} as never), "INVALID_ARGUMENT");
@@ -81,7 +83,11 @@ describe("forget, close, concurrency, failed writes", () => {
     expect(await again.recall("u3", "peanut allergy", { topK: 3 })).toEqual(recalled[2]);
     expect(await again.forget("u4", { all: true })).toBe(3);
     expect(await again.recall("u4", "peanut allergy")).toEqual([]);
-    expect((await again.list("u5")).map((e) => e.content)).toEqual(["I'm allergic to peanuts, says u5", "u5 lives in Beijing", "u5 plays the cello on Sundays"]);
+    expect((await again.list("u5")).map((e) => e.content)).toEqual([
+      "I'm allergic to peanuts, says u5",
+      "u5 lives in Beijing",
+      "u5 plays the cello on Sundays",
+    ]);
     expect(await again.recall("u5", "peanut allergy", { topK: 3 })).toEqual(recalled[4]);
     // A touched user's later adds are indexed like before the reopen.
     await again.add("u3", "u3 also fears hazelnuts");
@@ -111,8 +117,14 @@ describe("forget, close, concurrency, failed writes", () => {
     backend.delayMs = 5;
     const a = mem.add("u1", "lost memory alpha");
     const b = mem.add("u1", "lost memory alpha"); // a duplicate of a, computed on a's staged state
-    const ra = await a.then(() => "ok", (e: { code: string }) => e.code);
-    const rb = await b.then(() => "ok", (e: { code: string }) => e.code);
+    const ra = await a.then(
+      () => "ok",
+      (e: { code: string }) => e.code,
+    );
+    const rb = await b.then(
+      () => "ok",
+      (e: { code: string }) => e.code,
+    );
     expect(ra).toBe("IO_FAILURE");
     // b was either in the failed group or computed on top of it; either way it is not visible as a duplicate of a lost entry
     const contents = (await mem.list("u1")).map((e) => e.content);

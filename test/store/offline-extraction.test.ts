@@ -7,8 +7,26 @@ import { CHIT_CHAT, rejectsWith } from "../helpers/scripted.ts";
 
 /** Twenty lines of Chinese small talk, questions and requests: none is a fact about the user. */
 const CHIT_CHAT_ZH: readonly string[] = [
-  "你好", "早上好！", "谢谢你", "好的", "哈哈哈", "今天好累啊哈哈", "嗯嗯", "再见", "没问题", "不客气",
-  "你是谁？", "天气不错", "我能吃花生吗？", "好的谢谢", "拜拜~", "明白了", "今天吃什么好呢", "帮我订一家餐厅", "太棒了！", "让我想想",
+  "你好",
+  "早上好！",
+  "谢谢你",
+  "好的",
+  "哈哈哈",
+  "今天好累啊哈哈",
+  "嗯嗯",
+  "再见",
+  "没问题",
+  "不客气",
+  "你是谁？",
+  "天气不错",
+  "我能吃花生吗？",
+  "好的谢谢",
+  "拜拜~",
+  "明白了",
+  "今天吃什么好呢",
+  "帮我订一家餐厅",
+  "太棒了！",
+  "让我想想",
 ];
 
 describe("offline extraction: only statements are remembered (AC-03)", () => {
@@ -37,8 +55,14 @@ describe("offline extraction: only statements are remembered (AC-03)", () => {
   it("the quick-start loop does not store the user's question, so after a reopen the fact answers it", async () => {
     const backend = new MemoryBackend("quick-start");
     let mem = await MemoryStore.open("quick-start", { backend });
-    await mem.add("user-42", [{ role: "user", content: "I'm allergic to peanuts" }, { role: "assistant", content: "Noted." }]);
-    const asked = await mem.add("user-42", [{ role: "user", content: "Can I eat peanuts?" }, { role: "assistant", content: "Better not." }]);
+    await mem.add("user-42", [
+      { role: "user", content: "I'm allergic to peanuts" },
+      { role: "assistant", content: "Noted." },
+    ]);
+    const asked = await mem.add("user-42", [
+      { role: "user", content: "Can I eat peanuts?" },
+      { role: "assistant", content: "Better not." },
+    ]);
     expect(asked).toMatchObject({ extracted: 0, inserted: 0 });
     await mem.close();
     mem = await MemoryStore.open("quick-start", { backend });
@@ -83,7 +107,12 @@ describe("offline supersede by slot key (README: Beijing → Shenzhen)", () => {
     expect(await mem.add("u1", "I speak French. I speak German.")).toMatchObject({ inserted: 2, superseded: 0 });
     const gone = await mem.add("u1", "I'm not allergic to cats anymore");
     expect(gone).toMatchObject({ superseded: 1 });
-    expect((await mem.list("u1", { status: "active" })).map((e) => e.content).sort()).toEqual(["I speak French.", "I speak German.", "I'm allergic to peanuts", "I'm not allergic to cats anymore"]);
+    expect((await mem.list("u1", { status: "active" })).map((e) => e.content).sort()).toEqual([
+      "I speak French.",
+      "I speak German.",
+      "I'm allergic to peanuts",
+      "I'm not allergic to cats anymore",
+    ]);
     await mem.close();
   });
 });
@@ -116,8 +145,14 @@ describe("Chinese function words match nothing (relevance floor)", () => {
     const mem = await MemoryStore.open(":memory:");
     for (const text of ["我住在北京", "我喜欢爬山", "我对花生过敏", "I'm allergic to peanuts", "I live in Beijing"]) await mem.add("u1", text);
     for (const mode of ["hybrid", "keyword", "vector"] as const) {
-      expect((await mem.recall("u1", "我能吃花生吗？", { mode })).map((h) => h.content), mode).toEqual(["我对花生过敏"]);
-      expect((await mem.recall("u1", "Can I eat peanuts?", { mode })).map((h) => h.content), mode).toEqual(["I'm allergic to peanuts"]);
+      expect(
+        (await mem.recall("u1", "我能吃花生吗？", { mode })).map((h) => h.content),
+        mode,
+      ).toEqual(["我对花生过敏"]);
+      expect(
+        (await mem.recall("u1", "Can I eat peanuts?", { mode })).map((h) => h.content),
+        mode,
+      ).toEqual(["I'm allergic to peanuts"]);
       expect(await mem.recall("u1", "我是谁", { mode }), mode).toEqual([]);
       expect(await mem.recall("u1", "what is it?", { mode }), mode).toEqual([]);
     }
@@ -132,8 +167,20 @@ describe("transcripts in the OpenAI and AI SDK shapes", () => {
       { role: "system", content: "You are helpful." },
       { role: "User", content: "I live in Berlin" },
       { role: "assistant", content: null },
-      { role: "human", content: [{ type: "text", text: "I'm allergic to peanuts" }, { type: "image", image: "data:image/png;base64,AAAA" }] },
-      { role: "assistant", content: [{ type: "text", text: "You live in Rome." }, { type: "tool-call", toolCallId: "1", toolName: "x", input: {} }] },
+      {
+        role: "human",
+        content: [
+          { type: "text", text: "I'm allergic to peanuts" },
+          { type: "image", image: "data:image/png;base64,AAAA" },
+        ],
+      },
+      {
+        role: "assistant",
+        content: [
+          { type: "text", text: "You live in Rome." },
+          { type: "tool-call", toolCallId: "1", toolName: "x", input: {} },
+        ],
+      },
       { role: "user", content: [{ type: "image_url", image_url: { url: "https://example.com/cat.png" } }] },
     ]);
     expect(summary).toMatchObject({ extracted: 2, inserted: 2 });
@@ -165,7 +212,13 @@ describe("transcripts in the OpenAI and AI SDK shapes", () => {
       [{ role: "user", content: 42 }],
       [{ role: "user", content: [{ type: "image", image: "x" }] }],
     ];
-    const messages = [/message 0 content part 0 needs a string "type"/, /content part 0 is of type "text" but its "text" is 42/, /content part 0 needs a string "type"/, /message 0 needs "content" as a string or an array of parts/, /no message of the transcript has text/];
+    const messages = [
+      /message 0 content part 0 needs a string "type"/,
+      /content part 0 is of type "text" but its "text" is 42/,
+      /content part 0 needs a string "type"/,
+      /message 0 needs "content" as a string or an array of parts/,
+      /no message of the transcript has text/,
+    ];
     for (const [i, input] of cases.entries()) {
       const err = await rejectsWith(mem.add("u1", input as never), "INVALID_ARGUMENT");
       expect(err.message).toMatch(messages[i]!);

@@ -27,7 +27,16 @@ describe("clock", () => {
       const err = await rejectsWith(MemoryStore.open(":memory:", { clock: { now: () => bad as number } }), "INVALID_ARGUMENT");
       expect(err.message).toContain("now()");
     }
-    await rejectsWith(MemoryStore.open(":memory:", { clock: { now: () => { throw new Error("no time"); } } }), "INVALID_ARGUMENT");
+    await rejectsWith(
+      MemoryStore.open(":memory:", {
+        clock: {
+          now: () => {
+            throw new Error("no time");
+          },
+        },
+      }),
+      "INVALID_ARGUMENT",
+    );
   });
 
   it("rejects every write while the clock answers nonsense, stages nothing, and the store reopens intact", async () => {
@@ -84,7 +93,11 @@ describe("embedder", () => {
 
   it("accepts number[] and Float64Array vectors, and keeps its own copy of each", async () => {
     const shared = new Float32Array([1, 0, 0, 0]);
-    for (const make of [(t: string[]) => t.map(() => [1, 0, 0, 0]), (t: string[]) => t.map(() => new Float64Array([1, 0, 0, 0])), (t: string[]) => t.map(() => shared)]) {
+    for (const make of [
+      (t: string[]) => t.map(() => [1, 0, 0, 0]),
+      (t: string[]) => t.map(() => new Float64Array([1, 0, 0, 0])),
+      (t: string[]) => t.map(() => shared),
+    ]) {
       const backend = new MemoryBackend();
       const mem = await MemoryStore.open("copy", { backend, embedder: embedderReturning(make), clock: new FixedClock(T0) });
       expect((await mem.add("u", "I'm allergic to peanuts")).degraded).toBe(false);
@@ -104,7 +117,12 @@ describe("embedder", () => {
       const err = await rejectsWith(MemoryStore.open(":memory:", { embedder: { dim: dim as number, embed } }), "INVALID_ARGUMENT");
       expect(err.message).toContain("embedder.dim");
     }
-    const throwing = { get dim(): number { throw new Error("dim exploded"); }, embed };
+    const throwing = {
+      get dim(): number {
+        throw new Error("dim exploded");
+      },
+      embed,
+    };
     const err = await rejectsWith(MemoryStore.open(":memory:", { embedder: throwing }), "INVALID_ARGUMENT");
     expect(err.message).toContain("dim exploded");
     expect(err.cause).toBeInstanceOf(Error);
@@ -130,7 +148,17 @@ describe("extractor", () => {
       [[{ content: "a", kind: "fact", sourceSpan: 3 }], /sourceSpan/],
       [[null], /not an object/],
       [Array.from({ length: PLUGIN_LIMITS.facts + 1 }, (_, i) => ({ content: `fact ${i}`, kind: "fact" })), /the limit is/],
-      [[{ get content(): string { throw new Error("getter exploded"); }, kind: "fact" }], /getter exploded/],
+      [
+        [
+          {
+            get content(): string {
+              throw new Error("getter exploded");
+            },
+            kind: "fact",
+          },
+        ],
+        /getter exploded/,
+      ],
     ];
     for (const [value, reason] of cases) {
       const mem = await MemoryStore.open(":memory:", { extractor: extractorReturning(value) });
@@ -216,7 +244,13 @@ describe("judge", () => {
       [{ id: "x", decision: "maybe" }],
       [null],
       new Array(1000).fill({ id: "x", decision: "ignore" }),
-      [{ get decision(): string { throw new Error("verdict getter exploded"); } }],
+      [
+        {
+          get decision(): string {
+            throw new Error("verdict getter exploded");
+          },
+        },
+      ],
     ];
     for (const answer of answers) {
       const { mem } = await judged({ name: "broken", judge: () => Promise.resolve(answer as never) });

@@ -98,6 +98,9 @@ describe("reextract", () => {
     const hosts = await MemoryStore.open("raw-reextract", { backend, extractor: { mode: "mine", verbatim: true, extract: () => Promise.resolve([]) } });
     expect((await rejectsWith(hosts.reextract("u1"), "INVALID_ARGUMENT")).message).toMatch(/mine, verbatim/);
     await hosts.close();
-    await rejectsWith(MemoryStore.open(":memory:", { extractor: { mode: "x", verbatim: "yes" as never, extract: () => Promise.resolve([]) } }), "INVALID_ARGUMENT");
+    await rejectsWith(
+      MemoryStore.open(":memory:", { extractor: { mode: "x", verbatim: "yes" as never, extract: () => Promise.resolve([]) } }),
+      "INVALID_ARGUMENT",
+    );
   });
 });

@@ -10,7 +10,20 @@ const hashing = new HashingEmbedder();
 const EMBEDDER = { id: hashing.id ?? "", dim: hashing.dim };
 
 function record(id: string, seq: number, content: string, overrides: Partial<EntryRecord> = {}): EntryRecord {
-  return { id, userId: "user-1", content, kind: "fact", status: "active", createdAt: 1_700_000_000_000 + seq, updatedAt: 1_700_000_000_000 + seq, seq, metadata: {}, lifecycle: {}, embedding: null, ...overrides };
+  return {
+    id,
+    userId: "user-1",
+    content,
+    kind: "fact",
+    status: "active",
+    createdAt: 1_700_000_000_000 + seq,
+    updatedAt: 1_700_000_000_000 + seq,
+    seq,
+    metadata: {},
+    lifecycle: {},
+    embedding: null,
+    ...overrides,
+  };
 }
 
 /** A read-only backend whose refresh() answers from a script. */
@@ -53,19 +66,37 @@ describe("MemoryStore.refresh()", () => {
     const mem = await MemoryStore.open("scripted", { backend, readOnly: true });
     expect(await mem.refresh()).toBe(false);
 
-    backend.next = { replace: false, entries: [record("c", 3, "I have a cat named Mochi"), record("a", 1, "I live in Beijing", { status: "superseded", supersededBy: "c" })], embedder: EMBEDDER, formatVersion: 3, lastWriteAt: 1 };
+    backend.next = {
+      replace: false,
+      entries: [record("c", 3, "I have a cat named Mochi"), record("a", 1, "I live in Beijing", { status: "superseded", supersededBy: "c" })],
+      embedder: EMBEDDER,
+      formatVersion: 3,
+      lastWriteAt: 1,
+    };
     expect(await mem.refresh()).toBe(true);
     expect(await contents(mem)).toEqual(["a:superseded:I live in Beijing", "b:active:I work at a bakery", "c:active:I have a cat named Mochi"]);
     expect((await mem.recall("user-1", "cat Mochi"))[0]?.id).toBe("c");
 
     // After a compaction: b is gone, a came back under a new seq, and d took seq 1, which a had.
-    backend.next = { replace: true, entries: [record("d", 1, "I moved to Shenzhen"), record("c", 3, "I have a cat named Mochi"), record("a", 7, "I live in Beijing again")], embedder: EMBEDDER, formatVersion: 3, lastWriteAt: 2 };
+    backend.next = {
+      replace: true,
+      entries: [record("d", 1, "I moved to Shenzhen"), record("c", 3, "I have a cat named Mochi"), record("a", 7, "I live in Beijing again")],
+      embedder: EMBEDDER,
+      formatVersion: 3,
+      lastWriteAt: 2,
+    };
     expect(await mem.refresh()).toBe(true);
     expect(await contents(mem)).toEqual(["d:active:I moved to Shenzhen", "c:active:I have a cat named Mochi", "a:active:I live in Beijing again"]);
     expect((await mem.recall("user-1", "bakery")).map((h) => h.id)).toEqual([]);
 
     // The same state again changes nothing.
-    backend.next = { replace: true, entries: [record("d", 1, "I moved to Shenzhen"), record("c", 3, "I have a cat named Mochi"), record("a", 7, "I live in Beijing again")], embedder: EMBEDDER, formatVersion: 3, lastWriteAt: 2 };
+    backend.next = {
+      replace: true,
+      entries: [record("d", 1, "I moved to Shenzhen"), record("c", 3, "I have a cat named Mochi"), record("a", 7, "I live in Beijing again")],
+      embedder: EMBEDDER,
+      formatVersion: 3,
+      lastWriteAt: 2,
+    };
     expect(await mem.refresh()).toBe(false);
     await mem.close();
   });
@@ -93,7 +124,10 @@ describe("MemoryStore.refresh()", () => {
     const backend = new ScriptedReader([record("a", 1, "I live in Beijing")]);
     const mem = await MemoryStore.open("scripted", { backend, readOnly: true });
     backend.next = { replace: true, entries: [record("a", 1, "I live in Beijing")], embedder: { id: "other", dim: 8 }, formatVersion: 3, lastWriteAt: 1 };
-    await expect(mem.refresh()).rejects.toMatchObject({ code: "EMBEDDER_MISMATCH", message: expect.stringMatching(/open the store again with that embedder/) as unknown });
+    await expect(mem.refresh()).rejects.toMatchObject({
+      code: "EMBEDDER_MISMATCH",
+      message: expect.stringMatching(/open the store again with that embedder/) as unknown,
+    });
     expect(await contents(mem)).toEqual(["a:active:I live in Beijing"]);
     await mem.close();
   });

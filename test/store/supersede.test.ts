@@ -65,7 +65,11 @@ describe("supersede (AC-04), history and restore", () => {
       judge: () => Promise.reject(new Error("judge() must not be called when judgeAll exists")),
       judgeAll: (items: Array<{ fact: { key?: string }; candidates: Array<{ id: string; key?: string }> }>) => {
         calls++;
-        return Promise.resolve(items.map((it) => it.candidates.map((c) => ({ id: c.id, decision: c.key === it.fact.key ? ("replace" as const) : ("ignore" as const), reason: "batch" }))));
+        return Promise.resolve(
+          items.map((it) =>
+            it.candidates.map((c) => ({ id: c.id, decision: c.key === it.fact.key ? ("replace" as const) : ("ignore" as const), reason: "batch" })),
+          ),
+        );
       },
     };
     const rules = [...cityRules, { pattern: /work at|job/i, key: "employer" }];

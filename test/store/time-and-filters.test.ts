@@ -120,7 +120,9 @@ describe("since / until / kind / metadata filters", () => {
     expect(await mem.recall("u1", "Lisbon", { kind: "preference" })).toEqual([]);
     // Filters combine with each other and with status.
     // (The status "unstructured" marks a degraded add, whatever the entry's kind.)
-    expect((await mem.list("u1", { status: "active", metadata: { agent: "travel" }, since: T0 + DAY })).map((e) => e.content)).toEqual(["hotel in Lisbon near the river"]);
+    expect((await mem.list("u1", { status: "active", metadata: { agent: "travel" }, since: T0 + DAY })).map((e) => e.content)).toEqual([
+      "hotel in Lisbon near the river",
+    ]);
     expect(await mem.list("u1", { status: "unstructured", metadata: { agent: "travel" } })).toEqual([]);
     expect(await mem.list("u1", { status: "deleted", kind: "unstructured" })).toEqual([]);
     await mem.close();
@@ -175,19 +177,21 @@ describe("filters stay inside one user (property)", () => {
     day: fc.integer({ min: 0, max: 9 }),
     agent: fc.option(fc.constantFrom(...agents), { nil: undefined }),
   });
-  const filter = fc.record(
-    {
-      since: fc.integer({ min: 0, max: 9 }).map((d) => T0 + d * DAY),
-      until: fc.integer({ min: 0, max: 9 }).map((d) => T0 + d * DAY),
-      kind: fc.constantFrom(...kinds),
-      metadata: fc.constantFrom(...agents).map((agent): Metadata => ({ agent })),
-    },
-    { requiredKeys: [] },
-  ).map((f) => {
-    // since after until is refused (test/store/extraction.test.ts); keep the window well-formed here
-    if (f.since !== undefined && f.until !== undefined && f.since > f.until) return { ...f, since: f.until, until: f.since };
-    return f;
-  });
+  const filter = fc
+    .record(
+      {
+        since: fc.integer({ min: 0, max: 9 }).map((d) => T0 + d * DAY),
+        until: fc.integer({ min: 0, max: 9 }).map((d) => T0 + d * DAY),
+        kind: fc.constantFrom(...kinds),
+        metadata: fc.constantFrom(...agents).map((agent): Metadata => ({ agent })),
+      },
+      { requiredKeys: [] },
+    )
+    .map((f) => {
+      // since after until is refused (test/store/extraction.test.ts); keep the window well-formed here
+      if (f.since !== undefined && f.until !== undefined && f.since > f.until) return { ...f, since: f.until, until: f.since };
+      return f;
+    });
 
   const matches = (e: MemoryEntry, f: { since?: number; until?: number; kind?: EntryKind; metadata?: Metadata }): boolean =>
     (f.since === undefined || e.createdAt >= f.since) &&
@@ -197,38 +201,45 @@ describe("filters stay inside one user (property)", () => {
 
   it("recall and list return only the asking user's entries that pass the filter; list returns all of them", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(write, { minLength: 1, maxLength: 25 }), fc.array(fc.tuple(fc.constantFrom(...users), fc.constantFrom(...words), filter), { minLength: 1, maxLength: 6 }), async (writes, queries) => {
-        const mem = await MemoryStore.open(":memory:", { extractor: kindExtractor, clock: new FixedClock(T0 + 20 * DAY) });
-        let n = 0;
-        for (const w of writes) {
-          const metadata: Metadata = { owner: w.user };
-          if (w.agent !== undefined) metadata["agent"] = w.agent;
-          await mem.add(w.user, `${w.kind}: ${w.user} note ${n++} ${w.words.join(" ")}`, { observedAt: T0 + w.day * DAY, metadata });
-        }
-        for (const [user, word, f] of queries) {
-          const everything = await mem.list(user);
-          const expected = everything.filter((e) => matches(e, f));
-          const listed = await mem.list(user, f);
-          expect(listed).toEqual(expected);
-          for (const mode of ["hybrid", "keyword", "vector"] as const) {
-            const hits = await mem.recall(user, word, { topK: 100, mode, ...f });
-            for (const h of hits) {
-              expect(h.userId).toBe(user);
-              expect(h.metadata["owner"]).toBe(user);
-              expect(h.content).toContain(` ${user} note `);
-              expect(expected.some((e) => e.id === h.id)).toBe(true);
-            }
-            if (mode === "keyword") {
-              // Every live entry of this user that passes the filter and contains the word is found
-              // (near-identical notes may have superseded each other: those are not recalled).
-              const live = (e: MemoryEntry): boolean => e.status === "active" || e.status === "unstructured";
-              const want = expected.filter((e) => live(e) && e.content.split(" ").includes(word)).map((e) => e.id).sort();
-              expect(hits.map((h) => h.id).sort()).toEqual(want);
+      fc.asyncProperty(
+        fc.array(write, { minLength: 1, maxLength: 25 }),
+        fc.array(fc.tuple(fc.constantFrom(...users), fc.constantFrom(...words), filter), { minLength: 1, maxLength: 6 }),
+        async (writes, queries) => {
+          const mem = await MemoryStore.open(":memory:", { extractor: kindExtractor, clock: new FixedClock(T0 + 20 * DAY) });
+          let n = 0;
+          for (const w of writes) {
+            const metadata: Metadata = { owner: w.user };
+            if (w.agent !== undefined) metadata["agent"] = w.agent;
+            await mem.add(w.user, `${w.kind}: ${w.user} note ${n++} ${w.words.join(" ")}`, { observedAt: T0 + w.day * DAY, metadata });
+          }
+          for (const [user, word, f] of queries) {
+            const everything = await mem.list(user);
+            const expected = everything.filter((e) => matches(e, f));
+            const listed = await mem.list(user, f);
+            expect(listed).toEqual(expected);
+            for (const mode of ["hybrid", "keyword", "vector"] as const) {
+              const hits = await mem.recall(user, word, { topK: 100, mode, ...f });
+              for (const h of hits) {
+                expect(h.userId).toBe(user);
+                expect(h.metadata["owner"]).toBe(user);
+                expect(h.content).toContain(` ${user} note `);
+                expect(expected.some((e) => e.id === h.id)).toBe(true);
+              }
+              if (mode === "keyword") {
+                // Every live entry of this user that passes the filter and contains the word is found
+                // (near-identical notes may have superseded each other: those are not recalled).
+                const live = (e: MemoryEntry): boolean => e.status === "active" || e.status === "unstructured";
+                const want = expected
+                  .filter((e) => live(e) && e.content.split(" ").includes(word))
+                  .map((e) => e.id)
+                  .sort();
+                expect(hits.map((h) => h.id).sort()).toEqual(want);
+              }
             }
           }
-        }
-        await mem.close();
-      }),
+          await mem.close();
+        },
+      ),
       { numRuns: 30 },
     );
   });

@@ -24,7 +24,10 @@ const LOOKALIKE: Metadata = {
   reextracted_at: 8,
 };
 
-const replaceAll: ConflictJudge = { name: "replace-all", judge: (_f, candidates) => Promise.resolve(candidates.map((c) => ({ id: c.id, decision: "replace" as const }))) };
+const replaceAll: ConflictJudge = {
+  name: "replace-all",
+  judge: (_f, candidates) => Promise.resolve(candidates.map((c) => ({ id: c.id, decision: "replace" as const }))),
+};
 
 describe("user metadata is the user's: no key changes what the store does", () => {
   it("restore brings back a forgotten entry whose metadata says purged (it was refused)", async () => {
@@ -58,7 +61,11 @@ describe("user metadata is the user's: no key changes what the store does", () =
   });
 
   it("a superseded entry restores to active even when its metadata names a failed extraction", async () => {
-    const mem = await MemoryStore.open(":memory:", { clock: new FixedClock(1_000), extractor: new RuleExtractor([{ pattern: /live in/, key: "home_city" }]), judge: replaceAll });
+    const mem = await MemoryStore.open(":memory:", {
+      clock: new FixedClock(1_000),
+      extractor: new RuleExtractor([{ pattern: /live in/, key: "home_city" }]),
+      judge: replaceAll,
+    });
     const old = await mem.add("u", "I live in Paris", { metadata: { extraction_degraded: "user note" } });
     await mem.add("u", "I live in Rome");
     const restored = await mem.restore("u", old.facts[0]!.id);

@@ -5,7 +5,10 @@ import { MemoryStore, FixedClock, MemoryBackend } from "../../src/index.ts";
 import { RuleExtractor, rejectsWith } from "../helpers/scripted.ts";
 
 const T0 = Date.UTC(2025, 5, 1);
-const cityRules = [{ pattern: /live in|moved to/i, key: "home_city" }, { pattern: /like/i, key: "likes" }];
+const cityRules = [
+  { pattern: /live in|moved to/i, key: "home_city" },
+  { pattern: /like/i, key: "likes" },
+];
 
 describe("users()", () => {
   it("is empty for an empty store", async () => {

@@ -90,7 +90,10 @@ export function openAIChat(options: OpenAIChatOptions): ChatFunction {
 /** Checks a model name option (shared with the embedder). */
 export function requireModel(model: unknown, owner: string): string {
   if (typeof model !== "string" || model.trim() === "") {
-    throw new MoomemError("INVALID_ARGUMENT", `${owner}: model must be a non-empty string naming the provider's model (got ${typeof model === "string" ? '""' : typeof model}).`);
+    throw new MoomemError(
+      "INVALID_ARGUMENT",
+      `${owner}: model must be a non-empty string naming the provider's model (got ${typeof model === "string" ? '""' : typeof model}).`,
+    );
   }
   return model.trim();
 }
@@ -109,7 +112,7 @@ function readCompletionText(answer: unknown, client: OpenAIHttpClient, model: st
     return fail(`the model refused: ${JSON.stringify(excerpt(client.redact(message.refusal)))}`);
   }
   if (choice?.finish_reason === "length") {
-    return fail("the answer was cut off by the token limit (finish_reason \"length\"); raise maxTokens or send less text.");
+    return fail('the answer was cut off by the token limit (finish_reason "length"); raise maxTokens or send less text.');
   }
   const content = message?.content;
   // A secret can never be part of a real answer, but a proxy that echoes its request would put one there, and the

@@ -108,7 +108,17 @@ const DEFAULT_MAX_RETRY_DELAY_MS = 10_000;
 const MAX_TIMER_MS = 2_147_483_647;
 const EXCERPT_CHARS = 300;
 /** Headers whose values are public by design (attribution, content negotiation, account routing): not redacted. */
-const PUBLIC_HEADERS = new Set(["accept", "content-type", "user-agent", "referer", "http-referer", "x-title", "openai-organization", "openai-project", "openai-beta"]);
+const PUBLIC_HEADERS = new Set([
+  "accept",
+  "content-type",
+  "user-agent",
+  "referer",
+  "http-referer",
+  "x-title",
+  "openai-organization",
+  "openai-project",
+  "openai-beta",
+]);
 /** Query parameters that name an API version, not a credential (Azure OpenAI's `api-version`). */
 const PUBLIC_QUERY = new Set(["api-version", "version"]);
 
@@ -276,12 +286,7 @@ export class OpenAIHttpClient {
     }
   }
 
-  #httpFailure(
-    response: FetchResponseLike,
-    text: string,
-    endpoint: string,
-    attempt: number,
-  ): { error: OpenAIRequestError; retryable: boolean } {
+  #httpFailure(response: FetchResponseLike, text: string, endpoint: string, attempt: number): { error: OpenAIRequestError; retryable: boolean } {
     const { message, code } = providerError(text);
     // Redact the whole message first: a cut made before it could split a secret into pieces too short to recognise.
     const providerMessage = message === undefined ? undefined : excerpt(this.redact(message));
@@ -372,7 +377,7 @@ function providerError(text: string): { message?: string; code?: string } {
 }
 
 function statusHint(status: number, quotaGone: boolean): string {
-  if (status === 400) return "the server rejected the request; check the model name, and set responseFormat: \"none\" if it does not support JSON mode.";
+  if (status === 400) return 'the server rejected the request; check the model name, and set responseFormat: "none" if it does not support JSON mode.';
   if (status === 401) return "the API key was rejected; check apiKey (e.g. MOOMEM_LLM_API_KEY / MOOMEM_EMBED_API_KEY).";
   if (status === 403) return "access denied; the key may lack permission for this model or endpoint.";
   if (status === 404) return "not found; check baseURL (it usually ends in /v1) and the model name.";

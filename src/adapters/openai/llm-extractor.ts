@@ -58,7 +58,10 @@ export class LlmExtractor implements Extractor {
       return await this.chat(messages, { json: true });
     } catch (error) {
       const reason = describeError(error);
-      throw providerConfigError("LlmExtractor", reason, error) ?? new MoomemError("EXTRACTION_FAILURE", `LlmExtractor: the model call failed: ${reason}`, { cause: error });
+      throw (
+        providerConfigError("LlmExtractor", reason, error) ??
+        new MoomemError("EXTRACTION_FAILURE", `LlmExtractor: the model call failed: ${reason}`, { cause: error })
+      );
     }
   }
 }

@@ -56,7 +56,9 @@ export class LlmJudge implements ConflictJudge {
       answer = await this.chat(messages, { json: true });
     } catch (error) {
       const reason = describeError(error);
-      throw providerConfigError("LlmJudge", reason, error) ?? new MoomemError("EXTRACTION_FAILURE", `LlmJudge: the model call failed: ${reason}`, { cause: error });
+      throw (
+        providerConfigError("LlmJudge", reason, error) ?? new MoomemError("EXTRACTION_FAILURE", `LlmJudge: the model call failed: ${reason}`, { cause: error })
+      );
     }
     const parsed = parseModelJson(answer);
     const checked = parsed.ok ? validateVerdicts(parsed.value, numbering.length) : parsed;

@@ -85,7 +85,10 @@ export class OpenAIEmbedder implements Embedder {
       const text = texts[i];
       if (typeof text !== "string" || text.trim() === "") {
         // OpenAI rejects empty inputs with a 400; say which one instead.
-        throw new MoomemError("INVALID_ARGUMENT", `OpenAIEmbedder.embed: texts[${i}] must be a non-empty string (got ${typeof text === "string" ? "blank text" : typeof text}).`);
+        throw new MoomemError(
+          "INVALID_ARGUMENT",
+          `OpenAIEmbedder.embed: texts[${i}] must be a non-empty string (got ${typeof text === "string" ? "blank text" : typeof text}).`,
+        );
       }
     }
     const vectors: Float32Array[] = [];
@@ -106,10 +109,7 @@ export class OpenAIEmbedder implements Embedder {
     } catch (error) {
       const reason = this.#client.redact(error instanceof Error ? error.message : String(error));
       const owner = `OpenAIEmbedder (${this.model})`;
-      throw (
-        providerConfigError(owner, reason, error) ??
-        new MoomemError("EMBEDDING_FAILURE", `${owner} could not embed${where}: ${reason}`, { cause: error })
-      );
+      throw providerConfigError(owner, reason, error) ?? new MoomemError("EMBEDDING_FAILURE", `${owner} could not embed${where}: ${reason}`, { cause: error });
     }
     return this.#readVectors(answer, batch.length, where);
   }

@@ -30,7 +30,10 @@ export function parseModelJson(text: string): SchemaResult<unknown> {
   const trimmed = text.trim();
   // DeepSeek's JSON mode can answer blank content; that is an invalid answer, worth the retry.
   if (trimmed === "") return { ok: false, problem: "the answer is empty; expected one JSON object." };
-  const unfenced = trimmed.replace(/^```[a-zA-Z]*\s*\n?/, "").replace(/\n?\s*```$/, "").trim();
+  const unfenced = trimmed
+    .replace(/^```[a-zA-Z]*\s*\n?/, "")
+    .replace(/\n?\s*```$/, "")
+    .trim();
   const attempts = [unfenced];
   const first = unfenced.indexOf("{");
   const last = unfenced.lastIndexOf("}");

@@ -48,16 +48,22 @@ function readMeta(ctx: CommandContext): Metadata | undefined {
 function printSummary(out: Output, s: AddSummary, user: string): void {
   const counts = [`extracted ${s.extracted}`, `inserted ${s.inserted}`, `duplicates ${s.duplicates}`, `superseded ${s.superseded}`, `conflicts ${s.conflicts}`];
   out.line(counts.join(" · "));
-  if (s.extracted === 0) out.line(`nothing to remember: ${s.nothingExtracted ?? "the extractor kept no statement of this text (the default drops questions, greetings and other small talk)"}`);
+  if (s.extracted === 0)
+    out.line(
+      `nothing to remember: ${s.nothingExtracted ?? "the extractor kept no statement of this text (the default drops questions, greetings and other small talk)"}`,
+    );
   if (s.degraded) out.line(out.style.yellow("degraded: extraction or embedding failed, so the text was kept as is (see the entry's metadata)"));
   for (const fact of s.facts) {
     const action = fact.action === "inserted" ? out.style.green("inserted ") : out.style.dim("duplicate");
     const kind = fact.key === undefined ? fact.kind : `${fact.kind}:${fact.key}`;
     out.line(`${action}  ${out.style.dim(fact.id)}  ${kind}  ${oneLine(fact.content)}`);
     if (fact.truncated !== undefined) {
-      out.line(out.style.yellow(`  truncated: kept the first ${fact.content.length} of ${fact.truncated.originalChars} characters (the store's maxContentChars)`));
+      out.line(
+        out.style.yellow(`  truncated: kept the first ${fact.content.length} of ${fact.truncated.originalChars} characters (the store's maxContentChars)`),
+      );
     }
     if (fact.replaced !== undefined) out.line(`  replaces ${fact.replaced.join(", ")} (now superseded; see: moomem history -u ${user} ${fact.id})`);
-    if (fact.conflicts !== undefined) out.line(`  may conflict with ${plural(fact.conflicts.length, "entry", "entries")}: ${fact.conflicts.join(", ")} (both kept)`);
+    if (fact.conflicts !== undefined)
+      out.line(`  may conflict with ${plural(fact.conflicts.length, "entry", "entries")}: ${fact.conflicts.join(", ")} (both kept)`);
   }
 }

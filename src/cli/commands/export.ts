@@ -134,9 +134,13 @@ async function exportToFile(lines: AsyncIterable<string>, file: string, ctx: Com
   }
   let entries: number;
   try {
-    entries = await copyLines(lines, async (chunk) => {
-      await handle.write(chunk);
-    }, ctx);
+    entries = await copyLines(
+      lines,
+      async (chunk) => {
+        await handle.write(chunk);
+      },
+      ctx,
+    );
     await handle.sync();
     await handle.close();
     await rename(temp, file);
@@ -148,7 +152,9 @@ async function exportToFile(lines: AsyncIterable<string>, file: string, ctx: Com
   try {
     await syncFolder(dirname(file));
   } catch (error) {
-    throw new MoomemError("IO_FAILURE", `export: wrote ${file}, but could not make its name durable (${errorMessage(error)}); a power loss now may lose it`, { cause: error });
+    throw new MoomemError("IO_FAILURE", `export: wrote ${file}, but could not make its name durable (${errorMessage(error)}); a power loss now may lose it`, {
+      cause: error,
+    });
   }
   return entries;
 }

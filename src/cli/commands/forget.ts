@@ -29,7 +29,10 @@ export const forgetCommand: Command = {
     const purge = flag(ctx.values, "purge");
     if (all && ctx.positionals.length > 0) throw usageError(ctx.name, "forget takes an entry id or --all, not both");
     if (!all && ctx.positionals.length !== 1) {
-      throw usageError(ctx.name, ctx.positionals.length === 0 ? "forget needs an entry id, or --all" : `forget takes one entry id, got ${ctx.positionals.length}`);
+      throw usageError(
+        ctx.name,
+        ctx.positionals.length === 0 ? "forget needs an entry id, or --all" : `forget takes one entry id, got ${ctx.positionals.length}`,
+      );
     }
     const id = ctx.positionals[0];
     const store = await ctx.open({ readOnly: false, embeds: false });

@@ -44,14 +44,26 @@ export const importCommand: Command = {
     if (file === "-") {
       input = ctx.io.stdin;
       input.setEncoding("utf8");
-      source = linesOf(input as AsyncIterable<string>, name, () => undefined, () => watch.commit(), () => watch.stopped);
+      source = linesOf(
+        input as AsyncIterable<string>,
+        name,
+        () => undefined,
+        () => watch.commit(),
+        () => watch.stopped,
+      );
     } else {
       const size = await fileSize(file);
       const stream = createReadStream(file, { encoding: "utf8" });
       input = stream;
       const bar = createProgress(ctx.io.stderr, { label: "importing", total: size, format: formatBytes, minTotal: PROGRESS_MIN_BYTES });
       progress = bar;
-      source = linesOf(stream, file, () => bar.update(stream.bytesRead), () => watch.commit(), () => watch.stopped);
+      source = linesOf(
+        stream,
+        file,
+        () => bar.update(stream.bytesRead),
+        () => watch.commit(),
+        () => watch.stopped,
+      );
     }
     // The store reads the whole input before it writes anything (one bad line imports nothing): a
     // Ctrl-C until then stops the reading and leaves the store unchanged; after it, the import finishes.
@@ -87,8 +99,11 @@ export const importCommand: Command = {
       ctx.out.data(summary);
       return;
     }
-    const skipped = summary.skipped === 0 ? "" : ` (${plural(summary.skipped, "line", "lines")} skipped: the export header, blank lines, or entries already in the store)`;
-    ctx.out.line(`imported ${plural(summary.entries, "entry", "entries")} of ${plural(summary.users, "user", "users")} from ${file === "-" ? "stdin" : file}${skipped}`);
+    const skipped =
+      summary.skipped === 0 ? "" : ` (${plural(summary.skipped, "line", "lines")} skipped: the export header, blank lines, or entries already in the store)`;
+    ctx.out.line(
+      `imported ${plural(summary.entries, "entry", "entries")} of ${plural(summary.users, "user", "users")} from ${file === "-" ? "stdin" : file}${skipped}`,
+    );
   },
 };
 
@@ -168,7 +183,9 @@ async function fileSize(file: string): Promise<number> {
   try {
     info = await stat(file);
   } catch (error) {
-    throw new MoomemError("INVALID_ARGUMENT", `import: cannot read ${file}: ${errorMessage(error)}; pass the path of a .jsonl file written by moomem export`, { cause: error });
+    throw new MoomemError("INVALID_ARGUMENT", `import: cannot read ${file}: ${errorMessage(error)}; pass the path of a .jsonl file written by moomem export`, {
+      cause: error,
+    });
   }
   if (!info.isFile()) throw new MoomemError("INVALID_ARGUMENT", `import: ${file} is not a file; pass the path of a .jsonl file written by moomem export`);
   return info.size;

@@ -17,12 +17,7 @@ export const listCommand: Command = {
     user: USER_OPTION,
     status: { type: "string", placeholder: "<status>", description: "only entries with this status (default all)" },
   },
-  details: [
-    "A superseded entry shows the id of the entry that replaced it after an arrow.",
-    "",
-    "example:",
-    "  moomem list -u alice --status superseded",
-  ],
+  details: ["A superseded entry shows the id of the entry that replaced it after an arrow.", "", "example:", "  moomem list -u alice --status superseded"],
   async run(ctx: CommandContext): Promise<void> {
     const user = requireUser(ctx);
     requireNone(ctx);

@@ -39,7 +39,12 @@ export const profileCommand: Command = {
     }
     if (slots.length > 0) {
       ctx.out.line(ctx.out.style.bold("slots"));
-      ctx.out.pairs(slots.map(([key, slot]) => [`  ${key}`, `${oneLine(slot.value)}${slot.conflicting === undefined ? "" : ctx.out.style.yellow(`  (also: ${slot.conflicting.map((c) => oneLine(c.content)).join(" | ")})`)}`]));
+      ctx.out.pairs(
+        slots.map(([key, slot]) => [
+          `  ${key}`,
+          `${oneLine(slot.value)}${slot.conflicting === undefined ? "" : ctx.out.style.yellow(`  (also: ${slot.conflicting.map((c) => oneLine(c.content)).join(" | ")})`)}`,
+        ]),
+      );
     }
     for (const [name, list] of groups) {
       if (list.length === 0) continue;

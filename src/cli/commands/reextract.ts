@@ -27,7 +27,9 @@ export const reextractCommand: Command = {
       ctx.out.data(summary);
       return;
     }
-    ctx.out.line(`looked at ${summary.processed} unstructured entr${summary.processed === 1 ? "y" : "ies"}: ${summary.converted} converted, ${summary.failed} failed again`);
+    ctx.out.line(
+      `looked at ${summary.processed} unstructured entr${summary.processed === 1 ? "y" : "ies"}: ${summary.converted} converted, ${summary.failed} failed again`,
+    );
     for (const fact of summary.facts) ctx.out.line(`  ${fact.action.padEnd(9)} ${fact.id}  ${fact.content}`);
   },
 };

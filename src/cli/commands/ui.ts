@@ -42,7 +42,9 @@ export const uiCommand: Command = {
     if (ctx.out.json) {
       ctx.out.line(JSON.stringify({ url: inspector.url, port: inspector.port, writable, dir: ctx.dir }));
     } else {
-      ctx.out.line(`moomem ui: ${ctx.dir} ${writable ? "with --write (forget, restore and purge enabled; this process holds the writer lock)" : "read-only (an agent may keep writing; new entries show up)"}`);
+      ctx.out.line(
+        `moomem ui: ${ctx.dir} ${writable ? "with --write (forget, restore and purge enabled; this process holds the writer lock)" : "read-only (an agent may keep writing; new entries show up)"}`,
+      );
       ctx.out.line("open this link in a browser on this machine; it carries the access token, so keep it to yourself:");
       ctx.out.line(`  ${inspector.url}`);
       ctx.out.line("press Ctrl-C to stop");

@@ -91,7 +91,9 @@ export function breadcrumbs(items: ReadonlyArray<readonly [string, string | null
     h(
       "ol",
       null,
-      items.map(([label, href], i) => h("li", null, href === null || i === items.length - 1 ? h("span", { "aria-current": "page" }, label) : h("a", { href }, label))),
+      items.map(([label, href], i) =>
+        h("li", null, href === null || i === items.length - 1 ? h("span", { "aria-current": "page" }, label) : h("a", { href }, label)),
+      ),
     ),
   );
 }
@@ -100,10 +102,20 @@ export function breadcrumbs(items: ReadonlyArray<readonly [string, string | null
 export function field(id: string, label: string, control: HTMLElement, hint?: string, wide = false): HTMLElement {
   control.id = id;
   if (hint !== undefined) control.setAttribute("aria-describedby", `${id}-hint`);
-  return h("div", { class: wide ? "field wide" : "field" }, h("label", { for: id }, label), control, hint === undefined ? null : h("span", { class: "hint", id: `${id}-hint` }, hint));
+  return h(
+    "div",
+    { class: wide ? "field wide" : "field" },
+    h("label", { for: id }, label),
+    control,
+    hint === undefined ? null : h("span", { class: "hint", id: `${id}-hint` }, hint),
+  );
 }
 
 /** A <select> with `value` selected. */
 export function select(name: string, options: ReadonlyArray<readonly [string, string]>, value: string): HTMLSelectElement {
-  return h("select", { name }, options.map(([v, label]) => h("option", { value: v, selected: v === value }, label)));
+  return h(
+    "select",
+    { name },
+    options.map(([v, label]) => h("option", { value: v, selected: v === value }, label)),
+  );
 }

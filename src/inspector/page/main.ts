@@ -42,7 +42,10 @@ function viewFor(route: Route, ctx: ViewContext): Promise<View> {
     case "stats":
       return statsView(ctx);
     case "not-found":
-      return Promise.resolve({ title: "Not found", body: h("div", null, h("h1", { tabindex: "-1" }, "Not found"), h("p", null, "No view at this address. ", h("a", { href: "#/" }, "Go to the users."))) });
+      return Promise.resolve({
+        title: "Not found",
+        body: h("div", null, h("h1", { tabindex: "-1" }, "Not found"), h("p", null, "No view at this address. ", h("a", { href: "#/" }, "Go to the users."))),
+      });
   }
 }
 
@@ -60,7 +63,16 @@ async function render(navigated: boolean): Promise<void> {
   } catch (error) {
     const message = error instanceof ApiFailure ? error.message : `the page failed: ${String(error)}`;
     const code = error instanceof ApiFailure ? ` (${error.status} ${error.code})` : "";
-    view = { title: "Error", body: h("div", null, h("h1", { tabindex: "-1" }, "Something went wrong"), h("p", { class: "error", role: "alert" }, message + code), h("p", null, h("a", { href: "#/" }, "Back to the users"))) };
+    view = {
+      title: "Error",
+      body: h(
+        "div",
+        null,
+        h("h1", { tabindex: "-1" }, "Something went wrong"),
+        h("p", { class: "error", role: "alert" }, message + code),
+        h("p", null, h("a", { href: "#/" }, "Back to the users")),
+      ),
+    };
   }
   if (id !== renderId) return;
   const focusedId = document.activeElement instanceof HTMLElement && main.contains(document.activeElement) ? document.activeElement.id : "";
@@ -91,7 +103,10 @@ function markSection(route: Route): void {
 /** Whether re-rendering now would get in someone's way: typing in a field, or a dialog open. */
 function busy(): boolean {
   const active = document.activeElement;
-  return document.querySelector("dialog[open]") !== null || (active instanceof HTMLElement && main.contains(active) && /^(INPUT|TEXTAREA|SELECT)$/.test(active.tagName));
+  return (
+    document.querySelector("dialog[open]") !== null ||
+    (active instanceof HTMLElement && main.contains(active) && /^(INPUT|TEXTAREA|SELECT)$/.test(active.tagName))
+  );
 }
 
 async function poll(): Promise<void> {
@@ -105,7 +120,14 @@ async function poll(): Promise<void> {
           announce(`The store changed at ${when}; run the query again to include the new writes.`);
           shownGeneration = follow.generation;
         } else if (busy()) {
-          announce(`The store changed at ${when}.`, h("button", { type: "button", class: "secondary", onclick: () => void render(false).then(() => announce(`Showing the store as of ${when}.`)) }, "Show the changes"));
+          announce(
+            `The store changed at ${when}.`,
+            h(
+              "button",
+              { type: "button", class: "secondary", onclick: () => void render(false).then(() => announce(`Showing the store as of ${when}.`)) },
+              "Show the changes",
+            ),
+          );
           shownGeneration = follow.generation;
         } else {
           await render(false);
@@ -131,14 +153,14 @@ async function start(): Promise<void> {
   try {
     meta = await getJson<MetaResponse>("api/meta");
   } catch (error) {
-    main.replaceChildren(h("h1", null, "moomem ui could not start"), h("p", { class: "error", role: "alert" }, error instanceof Error ? error.message : String(error)));
+    main.replaceChildren(
+      h("h1", null, "moomem ui could not start"),
+      h("p", { class: "error", role: "alert" }, error instanceof Error ? error.message : String(error)),
+    );
     return;
   }
   const mode = document.getElementById("mode")!;
-  mode.replaceChildren(
-    h("strong", null, meta.writable ? "write mode" : "read-only"),
-    ` · ${meta.dir} · moomem ${meta.version}`,
-  );
+  mode.replaceChildren(h("strong", null, meta.writable ? "write mode" : "read-only"), ` · ${meta.dir} · moomem ${meta.version}`);
   window.addEventListener("hashchange", () => {
     if (location.hash.startsWith("#/") || location.hash === "") void render(true);
   });

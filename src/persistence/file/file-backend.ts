@@ -50,8 +50,23 @@ export interface FileBackendOptions {
 const SYNC_MODES: readonly SyncMode[] = ["always", "interval", "none"];
 /** Every method of the FileSystem seam (a seam written for moomem 0.1 lacks the lock's and the follower's). */
 const SEAM_METHODS = [
-  "mkdirp", "readdir", "size", "stat", "readFile", "readChunks", "open", "createExclusive", "link", "touch",
-  "rename", "unlink", "syncDir", "processAlive", "listenSocket", "probeSocket", "identity",
+  "mkdirp",
+  "readdir",
+  "size",
+  "stat",
+  "readFile",
+  "readChunks",
+  "open",
+  "createExclusive",
+  "link",
+  "touch",
+  "rename",
+  "unlink",
+  "syncDir",
+  "processAlive",
+  "listenSocket",
+  "probeSocket",
+  "identity",
 ] as const;
 const MIN_COMPACT_BYTES = 1024 * 1024;
 const WRITE_BUFFER_BYTES = 1024 * 1024;
@@ -164,7 +179,15 @@ export class FileBackend implements PersistenceBackend {
       throw invalidArgument(`FileBackend needs a directory path, got ${JSON.stringify(dir) ?? String(dir)}; pass e.g. "./memory"`);
     }
     if (typeof options !== "object" || options === null) throw invalidArgument(`FileBackend options must be an object, got ${String(options)}`);
-    const { sync = "always", syncIntervalMs = 100, readOnly = false, compactAfterBytes, fs = new NodeFileSystem(), now = Date.now, lockLeaseMs = DEFAULT_LEASE_MS } = options;
+    const {
+      sync = "always",
+      syncIntervalMs = 100,
+      readOnly = false,
+      compactAfterBytes,
+      fs = new NodeFileSystem(),
+      now = Date.now,
+      lockLeaseMs = DEFAULT_LEASE_MS,
+    } = options;
     if (!SYNC_MODES.includes(sync)) throw invalidArgument(`sync must be "always", "interval" or "none", got ${JSON.stringify(sync) ?? String(sync)}`);
     if (typeof syncIntervalMs !== "number" || !Number.isFinite(syncIntervalMs) || syncIntervalMs <= 0 || syncIntervalMs > 3_600_000) {
       throw invalidArgument(`syncIntervalMs must be a number of ms in (0, 3600000], got ${String(syncIntervalMs)}`);
@@ -261,7 +284,9 @@ export class FileBackend implements PersistenceBackend {
     };
     const base = await look(this.#base);
     if (base !== null && base.kind !== "directory") {
-      throw invalidArgument(`the store path ${this.location} is a file, not a folder; pass the folder moomem should keep its store in (it uses ${this.#dir}/), e.g. "./memory"`);
+      throw invalidArgument(
+        `the store path ${this.location} is a file, not a folder; pass the folder moomem should keep its store in (it uses ${this.#dir}/), e.g. "./memory"`,
+      );
     }
     const store = base === null ? null : await look(this.#dir);
     if (store !== null && store.kind !== "directory") {
@@ -327,7 +352,9 @@ export class FileBackend implements PersistenceBackend {
     } catch (error) {
       await releaseQuietly(lock);
       if (error instanceof MoomemError) throw error;
-      throw new MoomemError("IO_FAILURE", `could not recover the store in ${this.#dir} (${reason(error)}); ${ioAdvice(error)}, then open again`, { cause: error });
+      throw new MoomemError("IO_FAILURE", `could not recover the store in ${this.#dir} (${reason(error)}); ${ioAdvice(error)}, then open again`, {
+        cause: error,
+      });
     }
   }
 
@@ -340,7 +367,12 @@ export class FileBackend implements PersistenceBackend {
    */
   accept(): Promise<void> {
     if (this.#state !== "open" || this.#closing) {
-      return Promise.reject(new MoomemError(this.#state === "closed" || this.#closing ? "STORE_CLOSED" : "INVALID_ARGUMENT", `cannot accept: the file backend for ${this.location} is not open`));
+      return Promise.reject(
+        new MoomemError(
+          this.#state === "closed" || this.#closing ? "STORE_CLOSED" : "INVALID_ARGUMENT",
+          `cannot accept: the file backend for ${this.location} is not open`,
+        ),
+      );
     }
     if (this.#readOnly) return Promise.resolve();
     return this.#exclusive(() => this.#acceptNow());
@@ -360,7 +392,9 @@ export class FileBackend implements PersistenceBackend {
       this.#poison ??=
         error instanceof MoomemError && error.code === "STORE_LOCKED"
           ? error
-          : new MoomemError("IO_FAILURE", `could not recover the store in ${this.#dir} (${reason(error)}); ${ioAdvice(error)}, then open again`, { cause: error });
+          : new MoomemError("IO_FAILURE", `could not recover the store in ${this.#dir} (${reason(error)}); ${ioAdvice(error)}, then open again`, {
+              cause: error,
+            });
       throw this.#poison;
     }
   }
@@ -473,7 +507,9 @@ export class FileBackend implements PersistenceBackend {
       }
       if (batches.length > 0 && batches[batches.length - 1]!.continues === true) {
         // A run must end inside the append that starts it: the journal could not tell it from a torn one otherwise.
-        throw invalidArgument("the last batch of an append has continues: true, but there is no next batch in this call to continue into; end the operation in the same call");
+        throw invalidArgument(
+          "the last batch of an append has continues: true, but there is no next batch in this call to continue into; end the operation in the same call",
+        );
       }
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
@@ -493,7 +529,11 @@ export class FileBackend implements PersistenceBackend {
     const start = this.#journalSize;
     const time = this.#now();
     const lines = batches.map((batch, i) =>
-      encodeJournalRecord(this.#gen, { n: this.#records + 1 + i, synced: this.#synced, time, continues: batch.continues === true, entries: batch.entries }, this.#journalVersion),
+      encodeJournalRecord(
+        this.#gen,
+        { n: this.#records + 1 + i, synced: this.#synced, time, continues: batch.continues === true, entries: batch.entries },
+        this.#journalVersion,
+      ),
     );
     const bytes = concat(lines);
     try {
@@ -539,7 +579,11 @@ export class FileBackend implements PersistenceBackend {
         if (error.code === "STORE_LOCKED") this.#poison ??= error;
         throw error;
       }
-      throw new MoomemError("IO_FAILURE", `could not check the writer lock in ${this.#dir} (${reason(error)}); nothing was written. ${ioAdvice(error)}, then retry.`, { cause: error });
+      throw new MoomemError(
+        "IO_FAILURE",
+        `could not check the writer lock in ${this.#dir} (${reason(error)}); nothing was written. ${ioAdvice(error)}, then retry.`,
+        { cause: error },
+      );
     }
   }
 
@@ -780,7 +824,8 @@ export class FileBackend implements PersistenceBackend {
    * after a compaction (a new `head`) the store is read again whole.
    */
   refresh(): Promise<RefreshedState | null> {
-    if (this.#state === "closed" || this.#closing) return Promise.reject(new MoomemError("STORE_CLOSED", `cannot refresh: the file backend for ${this.location} is closed`));
+    if (this.#state === "closed" || this.#closing)
+      return Promise.reject(new MoomemError("STORE_CLOSED", `cannot refresh: the file backend for ${this.location} is closed`));
     if (this.#state !== "open") return Promise.reject(new MoomemError("INVALID_ARGUMENT", `cannot refresh before load() finished (${this.location})`));
     if (!this.#readOnly) return Promise.resolve(null);
     return this.#exclusive(() => this.#refreshNow());
@@ -794,9 +839,13 @@ export class FileBackend implements PersistenceBackend {
       found = await catchUp(this.#fs, this.#dir, point);
     } catch (error) {
       if (error instanceof MoomemError) throw error;
-      throw new MoomemError("IO_FAILURE", `could not read what was written to ${this.#dir} (${reason(error)}); nothing changed in this reader. ${ioAdvice(error)}, then retry.`, {
-        cause: error,
-      });
+      throw new MoomemError(
+        "IO_FAILURE",
+        `could not read what was written to ${this.#dir} (${reason(error)}); nothing changed in this reader. ${ioAdvice(error)}, then retry.`,
+        {
+          cause: error,
+        },
+      );
     }
     if (found === null) return null;
     if (found === "reload") {
@@ -900,7 +949,9 @@ function folderPath(dir: string): string {
     try {
       return pathFromFileUrl(dir);
     } catch (error) {
-      throw invalidArgument(`FileBackend got ${JSON.stringify(dir)}, which is not a usable file: URL (${describeError(error)}); pass a folder path, or a URL like file:///home/me/memory`);
+      throw invalidArgument(
+        `FileBackend got ${JSON.stringify(dir)}, which is not a usable file: URL (${describeError(error)}); pass a folder path, or a URL like file:///home/me/memory`,
+      );
     }
   }
   if (/^[a-z][a-z0-9+.-]+:\/\//i.test(dir)) {

@@ -67,7 +67,8 @@ function describeHolder(info: HolderInfo | null, me: ProcessIdentity): string {
   const thread = info.thread === 0 ? "" : `, thread ${info.thread}`;
   let where = "";
   if (info.host !== me.host) where = ` on host ${info.host}`;
-  else if (info.pidNamespace !== me.pidNamespace) where = ` (in another pid namespace${info.pidNamespace === null ? "" : `, ${info.pidNamespace}`}: another container, or the host)`;
+  else if (info.pidNamespace !== me.pidNamespace)
+    where = ` (in another pid namespace${info.pidNamespace === null ? "" : `, ${info.pidNamespace}`}: another container, or the host)`;
   else if (info.pid === me.pid) where = info.thread === me.thread ? " (this thread)" : " (this process)";
   return `pid ${info.pid}${where}${thread} since ${new Date(info.since).toISOString()}`;
 }
@@ -369,7 +370,11 @@ async function judge(fs: FileSystem, dir: string, n: number): Promise<Verdict> {
   const lease = Math.min(MAX_LEASE_MS, Math.max(MIN_LEASE_MS, info?.lease ?? DEFAULT_LEASE_MS));
   const age = Date.now() - st.mtimeMs;
   if (age >= lease) return { held: false, lapsed: true };
-  return { held: true, info, why: `its lease was renewed ${(Math.max(0, age) / 1000).toFixed(1)} s ago and lapses ${(lease / 1000).toFixed(1)} s after the last renewal, if its holder died` };
+  return {
+    held: true,
+    info,
+    why: `its lease was renewed ${(Math.max(0, age) / 1000).toFixed(1)} s ago and lapses ${(lease / 1000).toFixed(1)} s after the last renewal, if its holder died`,
+  };
 }
 
 /** Creates lock point `n` (a listening socket, else a leased file); null when another writer created `n` first. */

@@ -160,7 +160,14 @@ export async function recoverStore(fs: FileSystem, dir: string): Promise<Recover
   const tornTails: TornTail[] = [];
   if (snapshot !== null && snapshot.truncated > 0) {
     const name = slotName(slot ?? 0);
-    tornTails.push({ file: name, line: snapshot.entries + 2, bytes: 0, reason: "a half-written last line of a seed-format snapshot", writtenAt: null, entries: [] });
+    tornTails.push({
+      file: name,
+      line: snapshot.entries + 2,
+      bytes: 0,
+      reason: "a half-written last line of a seed-format snapshot",
+      writtenAt: null,
+      entries: [],
+    });
   }
   if (journal?.torn) tornTails.push(await describeTornTail(fs, dir, journalFile, journal.torn, journal.goodEnd, journal.size));
 

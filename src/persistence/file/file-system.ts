@@ -112,7 +112,7 @@ export interface FileSystem {
 /** The error `code` of a failure thrown through the seam (`ENOSPC`, `EIO`, …), if it has one. */
 export function errorCode(error: unknown): string | undefined {
   if (typeof error === "object" && error !== null && "code" in error) {
-    const code = (error).code;
+    const code = error.code;
     if (typeof code === "string") return code;
   }
   return undefined;

@@ -94,7 +94,10 @@ describe("journal format", () => {
     expect(decodeUtf8(v3)).toContain('"metadata":{"channel":"chat","extractor":"raw","judge":"similarity","conflict":["b"]}}');
     expect(decodeUtf8(v3)).not.toContain('"lifecycle"');
     expect(decodeUtf8(v4)).toContain('"metadata":{"channel":"chat"},"lifecycle":{"extractor":"raw","judge":"similarity","conflict":["b"]}');
-    for (const [header, line] of [['{"journal":3,"gen":3}\n', v3], [encodeJournalHeader(3), v4]] as const) {
+    for (const [header, line] of [
+      ['{"journal":3,"gen":3}\n', v3],
+      [encodeJournalHeader(3), v4],
+    ] as const) {
       const { applied } = await scan(concat([encodeUtf8(header), line]));
       expect(applied[0]![0]).toMatchObject({ metadata: { channel: "chat" }, lifecycle: e.lifecycle });
     }
@@ -207,7 +210,7 @@ function runJournal(after: { synced: number } | null = null): { bytes: Uint8Arra
 }
 
 describe("journal format: operations split over several lines", () => {
-  it("marks a continuing batch with \"c\":1 and leaves other lines exactly as before the flag existed", () => {
+  it('marks a continuing batch with "c":1 and leaves other lines exactly as before the flag existed', () => {
     const entries = [entry("a", 2, "héllo")];
     const flagged = encodeJournalRecord(3, { n: 2, synced: 1, time: 7, continues: true, entries });
     expect(text(flagged)).toMatch(/^\{"n":2,"s":1,"t":7,"c":1,"crc":\d+,"entries":\[/);
@@ -267,7 +270,10 @@ describe("journal format: operations split over several lines", () => {
     const { bytes, runStart } = runJournal();
     for (let cut = runStart; cut < bytes.length; cut++) {
       const { applied, scan: result } = await scan(bytes.subarray(0, cut));
-      expect(applied.map((b) => b[0]!.id), `cut at ${cut}`).toEqual(["a1", "a2"]);
+      expect(
+        applied.map((b) => b[0]!.id),
+        `cut at ${cut}`,
+      ).toEqual(["a1", "a2"]);
       expect(result.goodEnd, `cut at ${cut}`).toBe(runStart);
       expect(result.records, `cut at ${cut}`).toBe(2);
       expect(result.lastTime).toBe(20);

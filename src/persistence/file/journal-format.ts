@@ -70,7 +70,11 @@ export function parseJournalHeader(text: string): { gen: number; version: number
   const version = o["journal"];
   if (typeof version !== "number" || !Number.isInteger(version) || version < OLDEST_JOURNAL_VERSION || version > JOURNAL_FORMAT_VERSION) {
     if (typeof version === "number") {
-      throw new FormatError(1, `journal format version ${version} is not supported (this moomem reads versions ${OLDEST_JOURNAL_VERSION} to ${JOURNAL_FORMAT_VERSION})`, "version");
+      throw new FormatError(
+        1,
+        `journal format version ${version} is not supported (this moomem reads versions ${OLDEST_JOURNAL_VERSION} to ${JOURNAL_FORMAT_VERSION})`,
+        "version",
+      );
     }
     throw new FormatError(1, "the journal header has no version");
   }

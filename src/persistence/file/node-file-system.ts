@@ -87,7 +87,7 @@ export class NodeFileSystem implements FileSystem {
     // Not fs.mkdir's recursive mode: on procfs it retries forever (mkdir there says ENOENT, as for a missing
     // parent). Walk up to the first folder that exists instead, then create each missing one.
     const missing: string[] = [];
-    for (let at = path; ; ) {
+    for (let at = path; ;) {
       const st = await this.stat(at);
       if (st !== null) {
         if (st.kind !== "directory") throw Object.assign(new Error(`${at} is a file, not a folder`), { code: "ENOTDIR", path: at });
@@ -108,10 +108,13 @@ export class NodeFileSystem implements FileSystem {
         if (code === "EEXIST" && (await this.stat(dir))?.kind === "directory") continue;
         if (code === "ENOENT") {
           // The parent exists (it was checked or just made): this file system does not let folders be made here.
-          throw Object.assign(new Error(`cannot create the folder ${dir}: the file system of ${dirname(dir)} does not allow it (a virtual one such as /proc or /sys?)`), {
-            code: "ENOENT",
-            cause: error,
-          });
+          throw Object.assign(
+            new Error(`cannot create the folder ${dir}: the file system of ${dirname(dir)} does not allow it (a virtual one such as /proc or /sys?)`),
+            {
+              code: "ENOENT",
+              cause: error,
+            },
+          );
         }
         throw error;
       }
@@ -161,7 +164,7 @@ export class NodeFileSystem implements FileSystem {
   async *readChunks(path: string, from = 0): AsyncGenerator<Uint8Array, void, undefined> {
     const handle = await fsp.open(path, "r");
     try {
-      for (let position = from; ; ) {
+      for (let position = from; ;) {
         // A fresh buffer per chunk: the line splitter keeps slices of it.
         const buffer = new Uint8Array(CHUNK_SIZE);
         const { bytesRead } = await handle.read(buffer, 0, CHUNK_SIZE, position);

@@ -108,15 +108,19 @@ describe("snapshot format v2 and v3", () => {
     expect(error.message).toMatch(/seq 1 is not after seq 2/);
     await expect(scan(swapped, false)).rejects.toThrow(/CRC mismatch/);
     expect(() => snapshot([entry("a", 2), entry("b", 1)])).toThrow(/increasing seq order/);
-    expect(() => [...encodeSnapshot({ gen: 1, clock: null }, { embedder: EMBEDDER, count: 3, entries: [entry("a", 1)] })]).toThrow(/promised 3 entries but gave 1/);
+    expect(() => [...encodeSnapshot({ gen: 1, clock: null }, { embedder: EMBEDDER, count: 3, entries: [entry("a", 1)] })]).toThrow(
+      /promised 3 entries but gave 1/,
+    );
     expect(() => [...encodeSnapshot({ gen: 1, clock: null }, { embedder: EMBEDDER, count: 1, entries: [entry("a", 1), entry("b", 2)] })]).toThrow(/gave more/);
   });
 });
 
 describe("seed snapshot format v1", () => {
   const header = '{"v":1,"gen":4,"clock":2}\n';
-  const line1 = '{"id":"000000000001-6091","user_id":"user-42","content":"我对花生过敏","kind":"unstructured","embedding":[0,0.5,0],"keywords":["我","对"],"status":"active","created_at":1,"superseded_by":null,"seq":1,"metadata":{"extractor":"raw"}}\n';
-  const line2 = '{"id":"000000000002-1a2b","user_id":"user-42","content":"I live in Berlin","kind":"fact","embedding":[1,0,0],"keywords":["live"],"status":"active","created_at":2,"superseded_by":null,"seq":2,"metadata":{"extractor":"raw"}}\n';
+  const line1 =
+    '{"id":"000000000001-6091","user_id":"user-42","content":"我对花生过敏","kind":"unstructured","embedding":[0,0.5,0],"keywords":["我","对"],"status":"active","created_at":1,"superseded_by":null,"seq":1,"metadata":{"extractor":"raw"}}\n';
+  const line2 =
+    '{"id":"000000000002-1a2b","user_id":"user-42","content":"I live in Berlin","kind":"fact","embedding":[1,0,0],"keywords":["live"],"status":"active","created_at":2,"superseded_by":null,"seq":2,"metadata":{"extractor":"raw"}}\n';
 
   it("reads entries with array embeddings and no footer", async () => {
     const { entries, result } = await scan(encodeUtf8(header + line1 + line2));
@@ -134,7 +138,10 @@ describe("seed snapshot format v1", () => {
     const start = whole.length - encodeUtf8(line2).length;
     for (let cut = start + 1; cut < whole.length - 1; cut++) {
       const { entries, result } = await scan(whole.subarray(0, cut));
-      expect(entries.map((e) => e.seq), `cut at ${cut}`).toEqual([1]);
+      expect(
+        entries.map((e) => e.seq),
+        `cut at ${cut}`,
+      ).toEqual([1]);
       expect(result.truncated).toBe(1);
     }
   });

@@ -80,7 +80,8 @@ export function parseSnapshotHeader(text: string): SnapshotHeader {
     if (typeof clock !== "number" || !Number.isFinite(clock)) throw new FormatError(1, `the snapshot header has a bad clock (${String(clock)})`);
     return { version, gen, clock, count: null, embedder: null };
   }
-  if (clock !== null && (typeof clock !== "number" || !Number.isFinite(clock))) throw new FormatError(1, `the snapshot header has a bad clock (${String(clock)})`);
+  if (clock !== null && (typeof clock !== "number" || !Number.isFinite(clock)))
+    throw new FormatError(1, `the snapshot header has a bad clock (${String(clock)})`);
   const count = value["count"];
   if (!isCount(count)) throw new FormatError(1, `the snapshot header has a bad count (${String(count)})`);
   const embedder = value["embedder"];

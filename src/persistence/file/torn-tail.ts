@@ -26,7 +26,14 @@ function parseString(json: string): string | null {
  * the write time and the entries its first bytes still show. Reading is
  * best effort: a tail that cannot be read is still reported, without names.
  */
-export async function describeTornTail(fs: FileSystem, dir: string, file: string, torn: { line: number; reason: string }, start: number, end: number): Promise<TornTail> {
+export async function describeTornTail(
+  fs: FileSystem,
+  dir: string,
+  file: string,
+  torn: { line: number; reason: string },
+  start: number,
+  end: number,
+): Promise<TornTail> {
   const tail: TornTail = { file, line: torn.line, bytes: Math.max(0, end - start), reason: torn.reason, writtenAt: null, entries: [] };
   let sample = "";
   try {

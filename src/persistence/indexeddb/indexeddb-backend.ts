@@ -115,7 +115,10 @@ export class IndexedDbBackend implements PersistenceBackend {
 
   async load(): Promise<LoadedState> {
     if (this.#state !== "new") {
-      throw new MoomemError("STORE_CLOSED", `${this.location}: load() was already called on this backend; create a new IndexedDbBackend to open the store again`);
+      throw new MoomemError(
+        "STORE_CLOSED",
+        `${this.location}: load() was already called on this backend; create a new IndexedDbBackend to open the store again`,
+      );
     }
     this.#state = "loading";
     try {
@@ -169,7 +172,8 @@ export class IndexedDbBackend implements PersistenceBackend {
    * applies what differs. Null for a writable open (it sees its own writes).
    */
   async refresh(): Promise<RefreshedState | null> {
-    if (this.#state !== "open") throw new MoomemError("STORE_CLOSED", `${this.location}: refresh ${this.#state === "closed" ? "after close()" : "before load()"}`);
+    if (this.#state !== "open")
+      throw new MoomemError("STORE_CLOSED", `${this.location}: refresh ${this.#state === "closed" ? "after close()" : "before load()"}`);
     if (!this.#readOnly || this.#db === null) return null;
     this.#sizes.clear();
     this.#entryBytes = 0;
@@ -251,7 +255,10 @@ export class IndexedDbBackend implements PersistenceBackend {
       openWriters.set(factory, writers);
     }
     if (writers.has(this.#dbName)) {
-      throw new MoomemError("STORE_LOCKED", `${this.location} is already open for writing in this page; close the other store first, or open with readOnly: true`);
+      throw new MoomemError(
+        "STORE_LOCKED",
+        `${this.location} is already open for writing in this page; close the other store first, or open with readOnly: true`,
+      );
     }
     writers.add(this.#dbName);
     this.#holdsProcessLock = true;
@@ -259,7 +266,10 @@ export class IndexedDbBackend implements PersistenceBackend {
     if (locks === null) return;
     const release = await takeWebLock(locks, `moomem-writer:${this.#dbName}`);
     if (release === null) {
-      throw new MoomemError("STORE_LOCKED", `${this.location} is open for writing in another tab or worker of this origin; close it there, or open with readOnly: true`);
+      throw new MoomemError(
+        "STORE_LOCKED",
+        `${this.location} is open for writing in another tab or worker of this origin; close it there, or open with readOnly: true`,
+      );
     }
     this.#releaseWebLock = release;
   }
@@ -300,7 +310,13 @@ export class IndexedDbBackend implements PersistenceBackend {
         if (abortedEmpty) {
           resolve(null);
         } else if (error?.name === "VersionError") {
-          reject(new MoomemError("STORE_CORRUPTED", `${this.location} has a newer schema than version ${INDEXEDDB_SCHEMA_VERSION}; it was written by a newer moomem, so upgrade moomem to open it`, { cause: error }));
+          reject(
+            new MoomemError(
+              "STORE_CORRUPTED",
+              `${this.location} has a newer schema than version ${INDEXEDDB_SCHEMA_VERSION}; it was written by a newer moomem, so upgrade moomem to open it`,
+              { cause: error },
+            ),
+          );
         } else {
           reject(ioFailure(`${this.location}: could not open the database`, error));
         }
@@ -310,7 +326,10 @@ export class IndexedDbBackend implements PersistenceBackend {
 
   async #readAll(db: IDBDatabase): Promise<LoadedState> {
     if (!db.objectStoreNames.contains(ENTRIES) || !db.objectStoreNames.contains(META)) {
-      throw new MoomemError("STORE_CORRUPTED", `${this.location} lacks the "${ENTRIES}" or "${META}" object store; it was not written by moomem (delete it in devtools if it holds nothing of value)`);
+      throw new MoomemError(
+        "STORE_CORRUPTED",
+        `${this.location} lacks the "${ENTRIES}" or "${META}" object store; it was not written by moomem (delete it in devtools if it holds nothing of value)`,
+      );
     }
     let values: unknown[];
     let metaValue: unknown;
@@ -332,7 +351,11 @@ export class IndexedDbBackend implements PersistenceBackend {
         entry = entryFromJson(value);
       } catch (error) {
         const id = typeof value === "object" && value !== null ? (value as { id?: unknown }).id : undefined;
-        throw new MoomemError("STORE_CORRUPTED", `${this.location}: stored entry ${i + 1} (id ${JSON.stringify(id) ?? "?"}) cannot be read: ${describeError(error)}`, { cause: error });
+        throw new MoomemError(
+          "STORE_CORRUPTED",
+          `${this.location}: stored entry ${i + 1} (id ${JSON.stringify(id) ?? "?"}) cannot be read: ${describeError(error)}`,
+          { cause: error },
+        );
       }
       entries.push(entry);
       this.#track(entry.id, value);
@@ -356,7 +379,10 @@ export class IndexedDbBackend implements PersistenceBackend {
     const format = o["format"];
     if (typeof format !== "number" || !Number.isSafeInteger(format) || format < 1) return bad(`has an invalid format ${JSON.stringify(format) ?? "?"}`);
     if (format > INDEXEDDB_FORMAT_VERSION) {
-      throw new MoomemError("STORE_CORRUPTED", `${this.location} holds format version ${format}, newer than the ${INDEXEDDB_FORMAT_VERSION} this moomem reads; upgrade moomem to open it`);
+      throw new MoomemError(
+        "STORE_CORRUPTED",
+        `${this.location} holds format version ${format}, newer than the ${INDEXEDDB_FORMAT_VERSION} this moomem reads; upgrade moomem to open it`,
+      );
     }
     if (format < OLDEST_INDEXEDDB_FORMAT) return bad(`names format ${format}, which IndexedDB stores never had`);
     const embedder = o["embedder"];
@@ -400,7 +426,6 @@ export class IndexedDbBackend implements PersistenceBackend {
   }
 }
 
-
 function findIndexedDb(name: string): IDBFactory {
   const factory = (globalThis as { indexedDB?: IDBFactory }).indexedDB;
   if (factory === undefined || factory === null) {
@@ -441,7 +466,9 @@ function takeWebLock(locks: LockManager, name: string): Promise<(() => Promise<v
       // The lock is held until this promise settles, i.e. until close().
       return held;
     });
-    settled.catch((error: unknown) => reject(new MoomemError("IO_FAILURE", `could not take the Web Lock "${name}": ${describeError(error)}`, { cause: error })));
+    settled.catch((error: unknown) =>
+      reject(new MoomemError("IO_FAILURE", `could not take the Web Lock "${name}": ${describeError(error)}`, { cause: error })),
+    );
   });
 }
 

@@ -54,7 +54,9 @@ export function fromPgPool(pool: PgPoolLike): SqlClient {
       const connection = await pool.connect();
       if (typeof connection !== "object" || connection === null || typeof connection.release !== "function") {
         // A pg.Client's connect() resolves to nothing: it has no connections to lend.
-        throw invalidArgument("fromPgPool needs a pg Pool: connect() must lend a client with release(); a single pg.Client would run concurrent reads inside open transactions");
+        throw invalidArgument(
+          "fromPgPool needs a pg Pool: connect() must lend a client with release(); a single pg.Client would run concurrent reads inside open transactions",
+        );
       }
       let destroy: Error | undefined;
       // Unheard, that event would end the process; the next query on the dead connection fails and says why.

@@ -164,7 +164,9 @@ export class PostgresBackend implements PersistenceBackend {
     }
     const given = (["client", "pool", "connectionString"] as const).filter((k) => options[k] !== undefined);
     if (given.length !== 1) {
-      throw invalidArgument(`PostgresBackend needs exactly one of { client }, { pool } or { connectionString }, got ${given.length === 0 ? "none" : given.join(" and ")}`);
+      throw invalidArgument(
+        `PostgresBackend needs exactly one of { client }, { pool } or { connectionString }, got ${given.length === 0 ? "none" : given.join(" and ")}`,
+      );
     }
     const schema = options.schema ?? DEFAULT_SCHEMA;
     this.#s = quoteSchema(schema);
@@ -174,7 +176,9 @@ export class PostgresBackend implements PersistenceBackend {
     if (options.client !== undefined) {
       const c = options.client as unknown as Record<string, unknown>;
       if (typeof c !== "object" || c === null || typeof c["query"] !== "function" || typeof c["transaction"] !== "function") {
-        throw invalidArgument("PostgresBackend client must have query(text, params) and transaction(fn) functions; make one with fromPgPool(pool) or fromPglite(db)");
+        throw invalidArgument(
+          "PostgresBackend client must have query(text, params) and transaction(fn) functions; make one with fromPgPool(pool) or fromPglite(db)",
+        );
       }
       this.#client = options.client;
       this.#secrets = [];
@@ -182,7 +186,9 @@ export class PostgresBackend implements PersistenceBackend {
     } else if (options.pool !== undefined) {
       const p = options.pool as unknown as Record<string, unknown>;
       if (typeof p !== "object" || p === null || typeof p["query"] !== "function" || typeof p["connect"] !== "function" || "connectionParameters" in p) {
-        throw invalidArgument("PostgresBackend pool must be a pg Pool (query and connect functions); a single pg.Client is not enough, since reads would run inside open transactions");
+        throw invalidArgument(
+          "PostgresBackend pool must be a pg Pool (query and connect functions); a single pg.Client is not enough, since reads would run inside open transactions",
+        );
       }
       this.#client = fromPgPool(options.pool);
       const label = describePool(options.pool);
@@ -227,7 +233,10 @@ export class PostgresBackend implements PersistenceBackend {
 
   async load(): Promise<LoadedState> {
     if (this.#state !== "new") {
-      throw new MoomemError("STORE_CLOSED", `${this.location}: load() was already called on this backend; create a new PostgresBackend to open the store again`);
+      throw new MoomemError(
+        "STORE_CLOSED",
+        `${this.location}: load() was already called on this backend; create a new PostgresBackend to open the store again`,
+      );
     }
     this.#state = "loading";
     try {
@@ -238,7 +247,9 @@ export class PostgresBackend implements PersistenceBackend {
         return { entries: [], embedder: null, truncatedRecovered: 0, formatVersion: POSTGRES_FORMAT_VERSION, lastWriteAt: null };
       }
       if (!this.#readOnly) {
-        const rows = await this.#run("load (take over as the writer)", (db) => db.query(`UPDATE ${this.#s}.meta SET writer_epoch = writer_epoch + 1 WHERE id = 1 RETURNING writer_epoch`));
+        const rows = await this.#run("load (take over as the writer)", (db) =>
+          db.query(`UPDATE ${this.#s}.meta SET writer_epoch = writer_epoch + 1 WHERE id = 1 RETURNING writer_epoch`),
+        );
         this.#epoch = Number(numeric(rows[0]?.["writer_epoch"]));
       }
       const state = await this.#readAll(client);
@@ -362,7 +373,10 @@ export class PostgresBackend implements PersistenceBackend {
         const trimmedTo = user === undefined ? 0 : Number(numeric(user["trimmed_to"]));
         if (version > current || version < trimmedTo) return { version: current, reloadNeeded: true, events: [], entries: [] };
         if (version === current) return { version: current, reloadNeeded: false, events: [], entries: [] };
-        const rows = await tx.query(`SELECT version, at, write_id, changes FROM ${this.#s}.events WHERE user_id = $1 AND version > $2 ORDER BY version`, [userId, version]);
+        const rows = await tx.query(`SELECT version, at, write_id, changes FROM ${this.#s}.events WHERE user_id = $1 AND version > $2 ORDER BY version`, [
+          userId,
+          version,
+        ]);
         const events = rows.map((row) => this.#eventFromRow(row));
         const ids = [...new Set(events.flatMap((e) => e.changes.map((c) => c.id)))];
         const entryRows = await tx.query(
@@ -398,7 +412,13 @@ export class PostgresBackend implements PersistenceBackend {
       for (const row of rows) {
         const byStatus = {} as Record<EntryStatus, number>;
         for (const s of ENTRY_STATUSES) byStatus[s] = Number(numeric(row[s]));
-        yield { userId: String(row["user_id"]), version: Number(numeric(row["version"])), lastWriteAt: Number(row["last_write_at"]), entries: Number(numeric(row["total"])), byStatus };
+        yield {
+          userId: String(row["user_id"]),
+          version: Number(numeric(row["version"])),
+          lastWriteAt: Number(row["last_write_at"]),
+          entries: Number(numeric(row["total"])),
+          byStatus,
+        };
       }
       if (rows.length < pageSize) return;
       after = String(rows[rows.length - 1]!["user_id"]);
@@ -412,7 +432,8 @@ export class PostgresBackend implements PersistenceBackend {
    * one seq (nor, so, one entry id) twice.
    */
   async reserveSeqs(count: number): Promise<number> {
-    if (!Number.isSafeInteger(count) || count < 1 || count > 1_000_000) throw invalidArgument(`reserveSeqs: count must be an integer from 1 to 1000000, got ${JSON.stringify(count)}`);
+    if (!Number.isSafeInteger(count) || count < 1 || count > 1_000_000)
+      throw invalidArgument(`reserveSeqs: count must be an integer from 1 to 1000000, got ${JSON.stringify(count)}`);
     this.#checkUsable("reserveSeqs");
     if (this.#readOnly) throw new MoomemError("READ_ONLY", `${this.location} was opened readOnly; reserveSeqs needs a writable backend`);
     await this.#connect();
@@ -448,7 +469,10 @@ export class PostgresBackend implements PersistenceBackend {
           );
         }
         if (version === 0 && !this.#readOnly) {
-          throw new MoomemError("IO_FAILURE", `${this.location} has no moomem tables and migrate is false; run the migrations first (PostgresBackend setup() with migrate: true)`);
+          throw new MoomemError(
+            "IO_FAILURE",
+            `${this.location} has no moomem tables and migrate is false; run the migrations first (PostgresBackend setup() with migrate: true)`,
+          );
         }
         this.#schemaFound = version;
       }
@@ -485,7 +509,12 @@ export class PostgresBackend implements PersistenceBackend {
    * not necessarily the write: the landmark `body` returned (an event it
    * wrote) is looked up to tell which.
    */
-  async #write(what: string, at: number | null, users: readonly string[], body: (tx: SqlQueryable, writeId: string) => Promise<Landmark | null>): Promise<void> {
+  async #write(
+    what: string,
+    at: number | null,
+    users: readonly string[],
+    body: (tx: SqlQueryable, writeId: string) => Promise<Landmark | null>,
+  ): Promise<void> {
     const client = await this.#connect();
     const writeId = randomId();
     for (let attempt = 1; ; attempt++) {
@@ -493,7 +522,10 @@ export class PostgresBackend implements PersistenceBackend {
       let committing = false;
       try {
         await client.transaction(async (tx) => {
-          const fence = await tx.query(`UPDATE ${this.#s}.meta SET last_write_at = coalesce($1, last_write_at) WHERE id = 1 AND writer_epoch = $2 RETURNING 1 AS ok`, [at, this.#epoch]);
+          const fence = await tx.query(
+            `UPDATE ${this.#s}.meta SET last_write_at = coalesce($1, last_write_at) WHERE id = 1 AND writer_epoch = $2 RETURNING 1 AS ok`,
+            [at, this.#epoch],
+          );
           if (fence.length === 0) {
             throw new MoomemError(
               "STORE_LOCKED",
@@ -518,7 +550,10 @@ export class PostgresBackend implements PersistenceBackend {
           if (landed === null) {
             throw new MoomemError(
               "IO_FAILURE",
-              redact(`${this.location}: the connection failed while committing this ${what} (${describeError(error)}), so it may or may not have been stored; the store's memory does not have it: reopen the store to see what the database kept`, this.#secrets),
+              redact(
+                `${this.location}: the connection failed while committing this ${what} (${describeError(error)}), so it may or may not have been stored; the store's memory does not have it: reopen the store to see what the database kept`,
+                this.#secrets,
+              ),
             );
           }
         }
@@ -633,11 +668,16 @@ export class PostgresBackend implements PersistenceBackend {
         return { meta, entries: await this.#pages(tx, "", []) };
       }),
     );
-    if (meta === undefined) throw new MoomemError("STORE_CORRUPTED", `${this.location}: the meta row is missing; the schema was not written by moomem (or was emptied by hand)`);
+    if (meta === undefined)
+      throw new MoomemError("STORE_CORRUPTED", `${this.location}: the meta row is missing; the schema was not written by moomem (or was emptied by hand)`);
     const format = Number(numeric(meta["format"]));
-    if (!Number.isSafeInteger(format) || format < 1) throw new MoomemError("STORE_CORRUPTED", `${this.location}: meta.format is ${JSON.stringify(String(meta["format"]))}, not a format version`);
+    if (!Number.isSafeInteger(format) || format < 1)
+      throw new MoomemError("STORE_CORRUPTED", `${this.location}: meta.format is ${JSON.stringify(String(meta["format"]))}, not a format version`);
     if (format > POSTGRES_FORMAT_VERSION) {
-      throw new MoomemError("STORE_CORRUPTED", `${this.location} holds row format ${format}, newer than the ${POSTGRES_FORMAT_VERSION} this moomem reads; upgrade moomem to open it`);
+      throw new MoomemError(
+        "STORE_CORRUPTED",
+        `${this.location} holds row format ${format}, newer than the ${POSTGRES_FORMAT_VERSION} this moomem reads; upgrade moomem to open it`,
+      );
     }
     const id = meta["embedder_id"];
     const dim = numeric(meta["embedder_dim"]);
@@ -653,10 +693,10 @@ export class PostgresBackend implements PersistenceBackend {
     const entries: EntryRecord[] = [];
     let after = -1;
     for (;;) {
-      const rows = await tx.query(
-        `SELECT ${ENTRY_COLUMNS} FROM ${this.#s}.entries WHERE ${where} seq > $1 ORDER BY seq LIMIT ${PAGE_ROWS}`,
-        [after, ...params],
-      );
+      const rows = await tx.query(`SELECT ${ENTRY_COLUMNS} FROM ${this.#s}.entries WHERE ${where} seq > $1 ORDER BY seq LIMIT ${PAGE_ROWS}`, [
+        after,
+        ...params,
+      ]);
       for (const row of rows) entries.push(this.#entryFromRow(row));
       if (rows.length < PAGE_ROWS) return entries;
       after = entries[entries.length - 1]!.seq;
@@ -667,7 +707,9 @@ export class PostgresBackend implements PersistenceBackend {
     try {
       return entryFromRow(row);
     } catch (error) {
-      throw new MoomemError("STORE_CORRUPTED", `${this.location}: entry ${JSON.stringify(String(row["id"]))} cannot be read: ${describeError(error)}`, { cause: error });
+      throw new MoomemError("STORE_CORRUPTED", `${this.location}: entry ${JSON.stringify(String(row["id"]))} cannot be read: ${describeError(error)}`, {
+        cause: error,
+      });
     }
   }
 
@@ -707,7 +749,8 @@ export class PostgresBackend implements PersistenceBackend {
   #writable(operation: string): void {
     this.#checkUsable(operation);
     if (this.#state !== "open") throw new MoomemError("STORE_CLOSED", `${this.location}: ${operation} before load(); call load() first`);
-    if (this.#readOnly) throw new MoomemError("READ_ONLY", `${this.location} was opened readOnly; ${operation} needs a writable PostgresBackend (readOnly: false)`);
+    if (this.#readOnly)
+      throw new MoomemError("READ_ONLY", `${this.location} was opened readOnly; ${operation} needs a writable PostgresBackend (readOnly: false)`);
   }
 
   async #shutdown(): Promise<void> {
@@ -733,7 +776,8 @@ function splitOperations(batches: readonly Batch[], location: string): EntryReco
   batches.forEach((batch, i) => {
     current.push(...batch.entries);
     if (batch.continues === true) {
-      if (i === batches.length - 1) throw invalidArgument(`${location}: the last batch of an append call has continues: true; an operation must end inside the call`);
+      if (i === batches.length - 1)
+        throw invalidArgument(`${location}: the last batch of an append call has continues: true; an operation must end inside the call`);
       return;
     }
     if (current.length > 0) operations.push(current);
@@ -754,7 +798,8 @@ function randomId(): string {
 }
 
 function checkUser(userId: unknown, operation: string): void {
-  if (typeof userId !== "string" || userId.length === 0) throw invalidArgument(`${operation}: userId must be a non-empty string, got ${JSON.stringify(userId) ?? String(userId)}`);
+  if (typeof userId !== "string" || userId.length === 0)
+    throw invalidArgument(`${operation}: userId must be a non-empty string, got ${JSON.stringify(userId) ?? String(userId)}`);
 }
 
 function checkInteger(value: unknown, name: string, fallback: number, min: number, max: number): number {

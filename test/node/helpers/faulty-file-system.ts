@@ -19,9 +19,7 @@ export class SimulatedCrash extends Error {
  *   `torn` (writes: half of the data reached the file).
  */
 export type FaultPlan =
-  | { kind: "none" }
-  | { kind: "fail"; at: number; code: string; tear?: boolean }
-  | { kind: "crash"; at: number; when: "before" | "after" | "torn" };
+  { kind: "none" } | { kind: "fail"; at: number; code: string; tear?: boolean } | { kind: "crash"; at: number; when: "before" | "after" | "torn" };
 
 function errnoError(code: string, what: string): Error {
   return Object.assign(new Error(`${code}: injected failure in ${what}`), { code });

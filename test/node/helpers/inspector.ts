@@ -93,7 +93,11 @@ export interface RunningUi {
  */
 export function startUi(cwd: string, args: readonly string[] = []): Promise<RunningUi> {
   return new Promise((resolve, reject) => {
-    const child = spawn("node", [CLI_MAIN, "--dir", "./memory", "--json", "ui", ...args], { cwd, env: { ...process.env, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("node", [CLI_MAIN, "--dir", "./memory", "--json", "ui", ...args], {
+      cwd,
+      env: { ...process.env, NO_COLOR: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
@@ -178,7 +182,10 @@ export function rawRequest(
 export function contrastFailures(page: Page): Promise<string[]> {
   return page.evaluate(() => {
     const parse = (css: string): { r: number; g: number; b: number; a: number } => {
-      const parts = (/rgba?\(([^)]+)\)/.exec(css)?.[1] ?? "0 0 0 0").split(/[\s,/]+/).filter(Boolean).map(Number);
+      const parts = (/rgba?\(([^)]+)\)/.exec(css)?.[1] ?? "0 0 0 0")
+        .split(/[\s,/]+/)
+        .filter(Boolean)
+        .map(Number);
       return { r: parts[0]!, g: parts[1]!, b: parts[2]!, a: parts.length > 3 ? parts[3]! : 1 };
     };
     const channel = (c: number): number => {
@@ -195,7 +202,11 @@ export function contrastFailures(page: Page): Promise<string[]> {
     };
     const failures: string[] = [];
     for (const el of document.querySelectorAll("body *")) {
-      const text = [...el.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent ?? "").join("").trim();
+      const text = [...el.childNodes]
+        .filter((n) => n.nodeType === Node.TEXT_NODE)
+        .map((n) => n.textContent ?? "")
+        .join("")
+        .trim();
       if (text === "" || el.getClientRects().length === 0 || el.closest(".visually-hidden, .skip-link") !== null) continue;
       const style = getComputedStyle(el);
       if (style.visibility === "hidden") continue;

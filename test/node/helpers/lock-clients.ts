@@ -118,7 +118,8 @@ export function pidNamespaceUnavailable(): string | null {
   const [program, ...args] = NEW_PID_NAMESPACE;
   const probe = spawnSync(program, [...args, "true"], { encoding: "utf8" });
   if (probe.error !== undefined) return `unshare cannot run: ${probe.error.message}`;
-  if (probe.status !== 0) return `${NEW_PID_NAMESPACE.join(" ")} failed (${probe.stderr.trim() || `exit ${String(probe.status)}`}); it needs root or user namespaces`;
+  if (probe.status !== 0)
+    return `${NEW_PID_NAMESPACE.join(" ")} failed (${probe.stderr.trim() || `exit ${String(probe.status)}`}); it needs root or user namespaces`;
   return null;
 }
 

@@ -15,7 +15,11 @@ export function runMoomem(args: readonly string[], options: { input?: string; cw
 }
 
 /** Runs a command without colours and collects what it printed; `input` is piped to stdin. */
-export function runProcess(command: string, args: readonly string[], options: { input?: string; cwd?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
+export function runProcess(
+  command: string,
+  args: readonly string[],
+  options: { input?: string; cwd?: string; env?: Record<string, string> } = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", ...options.env };
     const child = spawn(command, args, { cwd: options.cwd, env, stdio: ["pipe", "pipe", "pipe"] });

@@ -122,7 +122,7 @@ describe("AC-04: a moved city supersedes the old one", () => {
     const shenzhenId = second.facts[0]!.id;
     expect(second.facts[0]!.replaced).toEqual([beijingId]);
 
-    const [beijing] = (await mem.list("u1", { status: "superseded" }));
+    const [beijing] = await mem.list("u1", { status: "superseded" });
     expect(beijing).toMatchObject({ id: beijingId, content: "User lives in Beijing", supersededBy: shenzhenId });
     const [shenzhen] = await mem.list("u1", { status: "active" });
     expect(shenzhen!.lifecycle).toMatchObject({ judge: "llm", conflictReason: "same home_city, new value" });
@@ -192,14 +192,14 @@ describe("AC-05: a failing model degrades, then refuses, then re-extracts", () =
     chatMode = "ok";
     const redo = await mem.reextract("u1");
     expect(redo).toMatchObject({ processed: 2, converted: 2, failed: 0 });
-    expect((await mem.list("u1", { status: "unstructured" }))).toHaveLength(0);
+    expect(await mem.list("u1", { status: "unstructured" })).toHaveLength(0);
     expect((await mem.list("u1", { status: "active" })).map((e) => e.content).sort()).toEqual(["User is allergic to peanuts", "User lives in Beijing"]);
     const hits = await mem.recall("u1", "what is the user allergic to?");
     expect(hits[0]!.content).toBe("User is allergic to peanuts");
     await mem.close();
 
     const reopened = await MemoryStore.open(dir, { ...adapters(), backend: new FileBackend(dir) });
-    expect((await reopened.list("u1", { status: "active" }))).toHaveLength(2);
+    expect(await reopened.list("u1", { status: "active" })).toHaveLength(2);
     await reopened.close();
   });
 
@@ -227,7 +227,10 @@ describe("a wrong configuration fails the first call, a passing failure degrades
     const previous = server.handler;
     server.handler = () => ({ status: 401, json: { error: { message: "Incorrect API key provided: sk-acc***789", code: "invalid_api_key" } } });
     try {
-      const error = await mem.add("u1", "I live in Beijing").then(() => null, (e: unknown) => e);
+      const error = await mem.add("u1", "I live in Beijing").then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(isMoomemError(error, "PROVIDER_CONFIG")).toBe(true);
       expect((error as Error).message).toMatch(/HTTP 401.*check apiKey/);
       expect(server.requests).toHaveLength(1);
@@ -242,11 +245,17 @@ describe("a wrong configuration fails the first call, a passing failure degrades
     const { extractor, judge } = adapters();
     const embedder = new OpenAIEmbedder({ baseURL: server.baseURL, apiKey: KEY, model: "text-embedding-v3", dim: DIM * 2, maxRetries: 0 });
     const mem = await MemoryStore.open(":memory:", { extractor, judge, embedder });
-    const error = await mem.add("u1", "I live in Beijing").then(() => null, (e: unknown) => e);
+    const error = await mem.add("u1", "I live in Beijing").then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(isMoomemError(error, "PROVIDER_CONFIG")).toBe(true);
     expect((error as Error).message).toContain(`set dim: ${DIM}`);
     expect(await mem.list("u1", { status: "all" })).toEqual([]);
-    const recallError = await mem.recall("u1", "Beijing").then(() => null, (e: unknown) => e);
+    const recallError = await mem.recall("u1", "Beijing").then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(isMoomemError(recallError, "PROVIDER_CONFIG")).toBe(true);
     await mem.close();
   });

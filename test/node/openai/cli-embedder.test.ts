@@ -69,7 +69,11 @@ describe("a store made with --embed", () => {
     expect(jsonOf<MemoryEntry[]>(list).map((e) => e.content)).toEqual(["I live in Porto", "I am allergic to peanuts"]);
     expect(jsonOf<MemoryEntry[]>(history).map((e) => e.id)).toEqual([ids[0]]);
     // The default extractor keys both facts (home_city, allergy_peanut): the profile shows them as slots.
-    expect(Object.values(jsonOf<UserProfile>(profile).slots).map((slot) => slot.value).sort()).toEqual(["I am allergic to peanuts", "I live in Porto"]);
+    expect(
+      Object.values(jsonOf<UserProfile>(profile).slots)
+        .map((slot) => slot.value)
+        .sort(),
+    ).toEqual(["I am allergic to peanuts", "I live in Porto"]);
     expect(jsonOf<StoreStats>(stats)).toMatchObject({ total: 2, active: 2 });
     // The export names the embedder that made the vectors, not a stand-in.
     expect(exported.code, exported.stderr).toBe(0);
@@ -81,13 +85,18 @@ describe("a store made with --embed", () => {
 
     // Still the --embed store (forget and restore wrote and compacted it): --embed opens it as before,
     // and recall uses its vectors.
-    const recalled = jsonOf<Array<{ content: string; vectorRank?: number }>>(await runMoomem(["--dir", dir, "--embed", "--json", "recall", "-u", "alice", "peanuts"], { env }));
+    const recalled = jsonOf<Array<{ content: string; vectorRank?: number }>>(
+      await runMoomem(["--dir", dir, "--embed", "--json", "recall", "-u", "alice", "peanuts"], { env }),
+    );
     expect(recalled[0]).toMatchObject({ content: "I am allergic to peanuts", vectorRank: 1 });
   });
 
   it("refuses add and recall without --embed, saying to pass --embed or run reembed", async () => {
     const { dir } = await embeddedStore("write");
-    for (const args of [["add", "-u", "alice", "I moved to Lisbon"], ["recall", "-u", "alice", "peanuts"]]) {
+    for (const args of [
+      ["add", "-u", "alice", "I moved to Lisbon"],
+      ["recall", "-u", "alice", "peanuts"],
+    ]) {
       const line = cliError(await runMoomem(["--dir", dir, ...args]), "EMBEDDER_MISMATCH", 1);
       expect(line).toContain("text-embedding-v3");
       expect(line).toContain("pass --embed");

@@ -96,33 +96,36 @@ describe("Ctrl-C during moomem import", () => {
   // there; into a new folder, it opens in a temp folder beside it that is renamed into place only once
   // the import is complete, so the waits look there, and nothing may be left behind.
   for (const target of ["an existing folder", "a new folder"] as const) {
-  for (const [when, path] of [["while the store opens", "moomem"], ["while the input is still being read", "moomem/LOCK"]] as const) {
-  it(`into ${target}, ${when}: exit 130, says nothing was imported, and nothing was`, async () => {
-    const name = `reading-${target.length}-${path.length}`;
-    const { lines } = await exportFile(name);
-    const dir = join(temp, name);
-    if (target === "an existing folder") mkdirSync(dir);
-    const storeFolder = (): string | undefined => (target === "an existing folder" ? dir : importTemps(dir)[0]);
-    const run = start(["--dir", dir, "import", "-"]);
-    // Half the export, and the input left open.
-    run.child.stdin!.write(lines.slice(0, 2).join(""));
-    await until(() => {
-      const folder = storeFolder();
-      return (folder !== undefined && existsSync(join(folder, path))) || run.ended();
-    });
-    run.child.kill("SIGINT");
-    const { code, stdout, stderr } = await run.exited;
-    expect(code).toBe(130);
-    expect(stdout).toBe("");
-    expect(stderr).toBe("moomem: INTERRUPTED: stopped while reading stdin; nothing was imported, the store is unchanged\n");
-    if (target === "an existing folder") {
-      expect(await daveCount(dir)).toBe(0);
-    } else {
-      expect(existsSync(dir)).toBe(false);
-      expect(importTemps(dir)).toEqual([]);
+    for (const [when, path] of [
+      ["while the store opens", "moomem"],
+      ["while the input is still being read", "moomem/LOCK"],
+    ] as const) {
+      it(`into ${target}, ${when}: exit 130, says nothing was imported, and nothing was`, async () => {
+        const name = `reading-${target.length}-${path.length}`;
+        const { lines } = await exportFile(name);
+        const dir = join(temp, name);
+        if (target === "an existing folder") mkdirSync(dir);
+        const storeFolder = (): string | undefined => (target === "an existing folder" ? dir : importTemps(dir)[0]);
+        const run = start(["--dir", dir, "import", "-"]);
+        // Half the export, and the input left open.
+        run.child.stdin!.write(lines.slice(0, 2).join(""));
+        await until(() => {
+          const folder = storeFolder();
+          return (folder !== undefined && existsSync(join(folder, path))) || run.ended();
+        });
+        run.child.kill("SIGINT");
+        const { code, stdout, stderr } = await run.exited;
+        expect(code).toBe(130);
+        expect(stdout).toBe("");
+        expect(stderr).toBe("moomem: INTERRUPTED: stopped while reading stdin; nothing was imported, the store is unchanged\n");
+        if (target === "an existing folder") {
+          expect(await daveCount(dir)).toBe(0);
+        } else {
+          expect(existsSync(dir)).toBe(false);
+          expect(importTemps(dir)).toEqual([]);
+        }
+      });
     }
-  });
-  }
   }
 
   it("once the input is read: the import finishes and says so; exit 0", async () => {
@@ -140,9 +143,7 @@ describe("Ctrl-C during moomem import", () => {
     held = null;
     release.forEach((go) => go());
     const { code, stdout, stderr } = await run.exited;
-    expect(stderr).toBe(
-      "moomem: Ctrl-C: the whole input was read, so the import is finishing (all or nothing); press Ctrl-C again to stop at once\n",
-    );
+    expect(stderr).toBe("moomem: Ctrl-C: the whole input was read, so the import is finishing (all or nothing); press Ctrl-C again to stop at once\n");
     expect(code).toBe(0);
     expect(stdout).toBe(`imported 3 entries of 1 user from ${file} (1 line skipped: the export header, blank lines, or entries already in the store)\n`);
     expect(await daveCount(dir)).toBe(3);

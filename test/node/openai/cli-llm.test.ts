@@ -72,7 +72,9 @@ describe("moomem --llm --embed", () => {
     const degraded = jsonOf<{ degraded: boolean }>(await runMoomem([...flags, "add", "-u", "u2", "I live in Oslo"], { env }));
     expect(degraded.degraded).toBe(true);
     chatDown = false;
-    const summary = jsonOf<{ processed: number; converted: number; facts: Array<{ content: string }> }>(await runMoomem([...flags, "reextract", "-u", "u2"], { env }));
+    const summary = jsonOf<{ processed: number; converted: number; facts: Array<{ content: string }> }>(
+      await runMoomem([...flags, "reextract", "-u", "u2"], { env }),
+    );
     expect(summary).toMatchObject({ processed: 1, converted: 1 });
     expect(summary.facts.map((f) => f.content)).toEqual(["User lives in Oslo"]);
     const active = jsonOf<Array<{ content: string }>>(await runMoomem([...flags, "list", "-u", "u2", "--status", "active"], { env }));
@@ -80,7 +82,9 @@ describe("moomem --llm --embed", () => {
   });
 
   it("exits 2 naming every missing setting (for a command that uses them: stats never does)", async () => {
-    const r = await runMoomem(["--dir", dir, "--llm", "--embed", "add", "-u", "u1", "I live in Rome"], { env: { MOOMEM_LLM_BASE_URL: "https://api.deepseek.com/v1" } });
+    const r = await runMoomem(["--dir", dir, "--llm", "--embed", "add", "-u", "u1", "I live in Rome"], {
+      env: { MOOMEM_LLM_BASE_URL: "https://api.deepseek.com/v1" },
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^moomem: INVALID_ARGUMENT: /);
     expect(r.stderr).toContain("MOOMEM_LLM_MODEL is not set");
@@ -135,7 +139,9 @@ describe("moomem --llm --embed never prints or stores a secret", () => {
 
   it("a password in MOOMEM_LLM_BASE_URL is refused without being printed", async () => {
     const withPassword = server.baseURL.replace("http://", `http://svc:${PASSWORD}@`);
-    const run = await runMoomem(["--dir", join(dir, "userinfo"), "--llm", "add", "-u", "u1", "I live in Oslo"], { env: { ...env, MOOMEM_LLM_BASE_URL: withPassword } });
+    const run = await runMoomem(["--dir", join(dir, "userinfo"), "--llm", "add", "-u", "u1", "I live in Oslo"], {
+      env: { ...env, MOOMEM_LLM_BASE_URL: withPassword },
+    });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/^moomem: INVALID_ARGUMENT: .*baseURL must not contain a user name or password/);
     expect(leaks(run.stdout + run.stderr)).toEqual([]);

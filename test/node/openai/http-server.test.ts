@@ -99,7 +99,17 @@ describe("OpenAI adapters against a local server", () => {
   it("reports a connection that is dropped mid-request", async () => {
     script({ destroy: true });
     const judge = new LlmJudge({ baseURL: server.baseURL, apiKey: KEY, model: "m", maxRetries: 0 });
-    const candidate = { id: "m_1", userId: "u1", content: "User lives in Beijing", kind: "fact" as const, status: "active" as const, createdAt: 0, updatedAt: 0, seq: 1, metadata: {} };
+    const candidate = {
+      id: "m_1",
+      userId: "u1",
+      content: "User lives in Beijing",
+      kind: "fact" as const,
+      status: "active" as const,
+      createdAt: 0,
+      updatedAt: 0,
+      seq: 1,
+      metadata: {},
+    };
     const error = await rejection(judge.judge({ content: "User moved to Shenzhen", kind: "fact" }, [candidate]));
     expect(isMoomemError(error, "EXTRACTION_FAILURE")).toBe(true);
     expect(error.message).toMatch(/failed before any HTTP answer/);

@@ -13,10 +13,7 @@ export interface ServedRequest {
 }
 
 /** What the server does: answer, never answer, or drop the connection. */
-export type Reply =
-  | { status?: number; json?: unknown; text?: string; headers?: Record<string, string> }
-  | { hang: true }
-  | { destroy: true };
+export type Reply = { status?: number; json?: unknown; text?: string; headers?: Record<string, string> } | { hang: true } | { destroy: true };
 
 export type Handler = (request: ServedRequest) => Reply | Promise<Reply>;
 

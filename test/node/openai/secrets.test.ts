@@ -40,12 +40,37 @@ function echoOf(request: ServedRequest): string {
 
 type Mode =
   | "ok"
-  | "http-401" | "http-403" | "http-404" // configuration: the call fails, nothing stored
-  | "http-400" | "http-429" | "http-500" | "http-503" // passing: the add degrades
-  | "html-502" | "not-json-200" | "garbage-echo" | "refusal-echo" | "content-echo"
-  | "timeout" | "drop";
+  | "http-401"
+  | "http-403"
+  | "http-404" // configuration: the call fails, nothing stored
+  | "http-400"
+  | "http-429"
+  | "http-500"
+  | "http-503" // passing: the add degrades
+  | "html-502"
+  | "not-json-200"
+  | "garbage-echo"
+  | "refusal-echo"
+  | "content-echo"
+  | "timeout"
+  | "drop";
 
-const CHAT_MODES: Mode[] = ["http-401", "http-403", "http-404", "http-400", "http-429", "http-500", "http-503", "html-502", "not-json-200", "garbage-echo", "refusal-echo", "content-echo", "timeout", "drop"];
+const CHAT_MODES: Mode[] = [
+  "http-401",
+  "http-403",
+  "http-404",
+  "http-400",
+  "http-429",
+  "http-500",
+  "http-503",
+  "html-502",
+  "not-json-200",
+  "garbage-echo",
+  "refusal-echo",
+  "content-echo",
+  "timeout",
+  "drop",
+];
 const EMBED_MODES: Mode[] = ["http-401", "http-403", "http-404", "http-400", "http-429", "http-500", "html-502", "not-json-200", "timeout", "drop"];
 
 const model = ruleModel([

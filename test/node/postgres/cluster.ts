@@ -35,7 +35,9 @@ function findBin(): string {
   const versions = existsSync(base) ? readdirSync(base).filter((v) => existsSync(join(base, v, "bin", "initdb"))) : [];
   versions.sort((a, b) => Number(b) - Number(a));
   if (versions[0] === undefined) {
-    throw new Error("no PostgreSQL server binaries found (initdb): install them (Debian: apt-get install -y postgresql; .ci/run does) or set MOOMEM_PG_BIN to their folder");
+    throw new Error(
+      "no PostgreSQL server binaries found (initdb): install them (Debian: apt-get install -y postgresql; .ci/run does) or set MOOMEM_PG_BIN to their folder",
+    );
   }
   return join(base, versions[0], "bin");
 }
@@ -92,7 +94,10 @@ export async function startCluster(): Promise<TestCluster> {
   };
   const stopNow = (): void => {
     try {
-      const [cmd, argv] = asUser === null ? [join(bin, "pg_ctl"), ["-D", data, "-m", "immediate", "stop"]] : ["runuser", ["-u", asUser, "--", join(bin, "pg_ctl"), "-D", data, "-m", "immediate", "stop"]];
+      const [cmd, argv] =
+        asUser === null
+          ? [join(bin, "pg_ctl"), ["-D", data, "-m", "immediate", "stop"]]
+          : ["runuser", ["-u", asUser, "--", join(bin, "pg_ctl"), "-D", data, "-m", "immediate", "stop"]];
       execFileSync(cmd, argv, { stdio: "ignore" });
     } catch {
       // Not running.

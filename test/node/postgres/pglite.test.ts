@@ -52,7 +52,25 @@ describe("MemoryStore on PGlite", () => {
     const backend = new PostgresBackend({ client, schema });
     await backend.load();
     const writes = Array.from({ length: 5 }, (_, i) =>
-      backend.append([{ entries: [{ id: `x${i}`, userId: "u", content: `c${i}`, kind: "fact", status: "active", createdAt: i, updatedAt: i, seq: i + 1, metadata: {}, lifecycle: {}, embedding: Float32Array.from([i, -i]) }] }]),
+      backend.append([
+        {
+          entries: [
+            {
+              id: `x${i}`,
+              userId: "u",
+              content: `c${i}`,
+              kind: "fact",
+              status: "active",
+              createdAt: i,
+              updatedAt: i,
+              seq: i + 1,
+              metadata: {},
+              lifecycle: {},
+              embedding: Float32Array.from([i, -i]),
+            },
+          ],
+        },
+      ]),
     );
     const reads = Array.from({ length: 5 }, () => backend.loadUser("u"));
     await Promise.all(writes);

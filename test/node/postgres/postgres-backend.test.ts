@@ -47,7 +47,9 @@ testBackend(
         await backend.load();
         const empty = backend.stats().bytesOnDisk;
         expect(empty).toBeGreaterThan(0); // the tables and indexes exist, empty pages and all
-        const entries = Array.from({ length: 400 }, (_, i) => makeEntry(`b${i}`, i + 1, { content: `fact ${i} `.repeat(20), embedding: Float32Array.from({ length: 64 }, (_, k) => Math.sin(i + k)) }));
+        const entries = Array.from({ length: 400 }, (_, i) =>
+          makeEntry(`b${i}`, i + 1, { content: `fact ${i} `.repeat(20), embedding: Float32Array.from({ length: 64 }, (_, k) => Math.sin(i + k)) }),
+        );
         await backend.append([{ entries }]);
         await backend.compact({ embedder: { id: "x", dim: 64 }, count: entries.length, entries });
         expect(backend.stats().bytesOnDisk).toBeGreaterThan(empty + 100_000);
@@ -231,7 +233,9 @@ describe("PostgresBackend: one writer per store today", () => {
     const backend = fresh();
     await backend.load();
     await backend.append([{ entries: [makeEntry("same-id", 1, { userId: "alice", content: "alice's" })] }]);
-    const error = await rejection(backend.append([{ entries: [makeEntry("other", 2, { userId: "bob" }), makeEntry("same-id", 3, { userId: "bob", content: "bob's" })] }]));
+    const error = await rejection(
+      backend.append([{ entries: [makeEntry("other", 2, { userId: "bob" }), makeEntry("same-id", 3, { userId: "bob", content: "bob's" })] }]),
+    );
     expect(isMoomemError(error, "STORE_CORRUPTED")).toBe(true);
     expect((error as Error).message).toContain("nothing of this write was stored");
     expect((await backend.loadUser("alice")).entries.map((e) => e.content)).toEqual(["alice's"]);
@@ -336,7 +340,8 @@ describe("PostgresBackend: per-user reads", () => {
     const backend = fresh();
     await backend.load();
     const entries = [];
-    for (let u = 0; u < 7; u++) for (let k = 0; k <= u; k++) entries.push(makeEntry(`u${u}-${k}`, u * 10 + k + 1, { userId: `user-${u}`, status: k === 0 ? "deleted" : "active" }));
+    for (let u = 0; u < 7; u++)
+      for (let k = 0; k <= u; k++) entries.push(makeEntry(`u${u}-${k}`, u * 10 + k + 1, { userId: `user-${u}`, status: k === 0 ? "deleted" : "active" }));
     await backend.append([{ entries }]);
     const listed = [];
     for await (const user of backend.listUsers({ pageSize: 3 })) listed.push(user);

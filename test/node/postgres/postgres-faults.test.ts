@@ -68,7 +68,7 @@ describe("the server going away", () => {
     let restarted = false;
     const worker = async (): Promise<void> => {
       // Runs until well after the restart, so adds land before, during and after it.
-      for (let afterRestart = 0; afterRestart < 10; ) {
+      for (let afterRestart = 0; afterRestart < 10;) {
         const text = `restart fact ${n++}`;
         try {
           await mem.add(`u${n % 3}`, text);
@@ -157,7 +157,12 @@ describe("a writer process killed with SIGKILL", () => {
   const g = globalThis as { Bun?: unknown; Deno?: unknown };
   // The writer must be the process that gets the signal: `node --import tsx`, not the tsx launcher (which would
   // die alone and leave its node child writing).
-  const command = (): string[] => (g.Bun !== undefined ? [process.execPath, WRITER] : g.Deno !== undefined ? [process.execPath, "run", "-A", WRITER] : [process.execPath, "--import", "tsx", WRITER]);
+  const command = (): string[] =>
+    g.Bun !== undefined
+      ? [process.execPath, WRITER]
+      : g.Deno !== undefined
+        ? [process.execPath, "run", "-A", WRITER]
+        : [process.execPath, "--import", "tsx", WRITER];
 
   /** Starts a writer; resolves once `ready(lines)` says so, then SIGKILLs it and resolves to every line it printed. */
   function runUntil(args: string[], ready: (lines: string[]) => boolean, extraDelayMs: number): Promise<string[]> {
@@ -208,7 +213,11 @@ describe("a writer process killed with SIGKILL", () => {
     let first = 0;
     for (let round = 0; round < 3; round++) {
       const start = first;
-      const lines = await runUntil([cluster.url, schema, "loop", String(start)], (l) => l.filter((x) => x.startsWith("ack ")).length >= 10, Math.floor(random() * 40));
+      const lines = await runUntil(
+        [cluster.url, schema, "loop", String(start)],
+        (l) => l.filter((x) => x.startsWith("ack ")).length >= 10,
+        Math.floor(random() * 40),
+      );
       const acks = lines.filter((x) => x.startsWith("ack ")).map((x) => Number(x.slice(4)));
       for (const n of acks) acked.add(n);
       first = start + 10_000;

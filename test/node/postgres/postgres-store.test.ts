@@ -29,7 +29,11 @@ function backend(schema: string, options: Partial<PostgresBackendOptions> = {}):
   return new PostgresBackend({ pool, schema, ...options });
 }
 
-const extractor = (): RuleExtractor => new RuleExtractor([{ pattern: /live in/, key: "home_city" }, { pattern: /allergic/, key: "allergy" }]);
+const extractor = (): RuleExtractor =>
+  new RuleExtractor([
+    { pattern: /live in/, key: "home_city" },
+    { pattern: /allergic/, key: "allergy" },
+  ]);
 
 async function collect(lines: AsyncIterable<string>): Promise<string[]> {
   const out: string[] = [];
@@ -132,24 +136,28 @@ describe("MemoryStore on PostgreSQL", () => {
     const text = fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 5 }).map((w) => w.join(" "));
     const user = fc.constantFrom("alice", "bob", "carol");
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(user, text), { minLength: 1, maxLength: 15 }), fc.array(fc.tuple(user, text), { minLength: 1, maxLength: 5 }), async (writes, queries) => {
-        const schema = freshSchema();
-        const writer = await MemoryStore.open("pg", { backend: backend(schema) });
-        for (const [u, t] of writes) await writer.add(u, `${u} secret ${t}`);
-        await writer.close();
-        const mem = await MemoryStore.open("pg", { backend: backend(schema) });
-        for (const [u, q] of queries) {
-          for (const mode of ["hybrid", "vector", "keyword"] as const) {
-            for (const h of await mem.recall(u, q, { topK: 100, mode })) {
-              expect(h.userId).toBe(u);
-              expect(h.content.startsWith(`${u} secret`)).toBe(true);
+      fc.asyncProperty(
+        fc.array(fc.tuple(user, text), { minLength: 1, maxLength: 15 }),
+        fc.array(fc.tuple(user, text), { minLength: 1, maxLength: 5 }),
+        async (writes, queries) => {
+          const schema = freshSchema();
+          const writer = await MemoryStore.open("pg", { backend: backend(schema) });
+          for (const [u, t] of writes) await writer.add(u, `${u} secret ${t}`);
+          await writer.close();
+          const mem = await MemoryStore.open("pg", { backend: backend(schema) });
+          for (const [u, q] of queries) {
+            for (const mode of ["hybrid", "vector", "keyword"] as const) {
+              for (const h of await mem.recall(u, q, { topK: 100, mode })) {
+                expect(h.userId).toBe(u);
+                expect(h.content.startsWith(`${u} secret`)).toBe(true);
+              }
             }
+            for (const e of await mem.list(u)) expect(e.userId).toBe(u);
           }
-          for (const e of await mem.list(u)) expect(e.userId).toBe(u);
-        }
-        await mem.close();
-        await pool.query(`DROP SCHEMA "${schema}" CASCADE`);
-      }),
+          await mem.close();
+          await pool.query(`DROP SCHEMA "${schema}" CASCADE`);
+        },
+      ),
       { numRuns: 8 },
     );
   });

@@ -21,14 +21,50 @@ export async function entriesView(userId: string, params: URLSearchParams, _ctx:
   const order = query["order"] ?? "desc";
   const withParams = (changes: Record<string, string | number | undefined>): string => userHref(userId, { ...query, ...changes });
 
-  const status = select("status", [["all", "all"], ["active", "active"], ["superseded", "superseded"], ["deleted", "deleted"], ["unstructured", "unstructured"]], query["status"] ?? "all");
-  const kind = select("kind", [["", "any"], ["fact", "fact"], ["preference", "preference"], ["event", "event"], ["unstructured", "unstructured"]], query["kind"] ?? "");
+  const status = select(
+    "status",
+    [
+      ["all", "all"],
+      ["active", "active"],
+      ["superseded", "superseded"],
+      ["deleted", "deleted"],
+      ["unstructured", "unstructured"],
+    ],
+    query["status"] ?? "all",
+  );
+  const kind = select(
+    "kind",
+    [
+      ["", "any"],
+      ["fact", "fact"],
+      ["preference", "preference"],
+      ["event", "event"],
+      ["unstructured", "unstructured"],
+    ],
+    query["kind"] ?? "",
+  );
   const key = h("input", { type: "text", name: "key", value: query["key"] ?? "", autocomplete: "off", size: 14 });
   const text = h("input", { type: "search", name: "text", value: query["text"] ?? "", autocomplete: "off" });
   const since = h("input", { type: "datetime-local", name: "since", value: toLocalInput(numberOrUndefined(query["since"])) });
   const until = h("input", { type: "datetime-local", name: "until", value: toLocalInput(numberOrUndefined(query["until"])) });
-  const metadata = h("input", { type: "text", name: "metadata", value: query["metadata"] ?? "", autocomplete: "off", placeholder: '{"channel":"chat"}', size: 22 });
-  const limit = select("limit", [["25", "25"], ["50", "50"], ["100", "100"], ["200", "200"]], query["limit"] ?? "50");
+  const metadata = h("input", {
+    type: "text",
+    name: "metadata",
+    value: query["metadata"] ?? "",
+    autocomplete: "off",
+    placeholder: '{"channel":"chat"}',
+    size: 22,
+  });
+  const limit = select(
+    "limit",
+    [
+      ["25", "25"],
+      ["50", "50"],
+      ["100", "100"],
+      ["200", "200"],
+    ],
+    query["limit"] ?? "50",
+  );
 
   const form = h(
     "form",
@@ -74,7 +110,12 @@ export async function entriesView(userId: string, params: URLSearchParams, _ctx:
     return h(
       "th",
       { scope: "col", class: extraClass, "aria-sort": sorted ? (order === "asc" ? "ascending" : "descending") : undefined },
-      h("a", { href: withParams({ sort: field, order: next, offset: undefined }), "aria-label": `${label}: sort ${next === "asc" ? "ascending" : "descending"}` }, label, sorted ? (order === "asc" ? " ▲" : " ▼") : ""),
+      h(
+        "a",
+        { href: withParams({ sort: field, order: next, offset: undefined }), "aria-label": `${label}: sort ${next === "asc" ? "ascending" : "descending"}` },
+        label,
+        sorted ? (order === "asc" ? " ▲" : " ▼") : "",
+      ),
     );
   };
 
@@ -84,7 +125,11 @@ export async function entriesView(userId: string, params: URLSearchParams, _ctx:
       : h(
           "table",
           null,
-          h("caption", null, `Memories of ${userId}, sorted by ${SORTS.find(([k]) => k === sort)?.[1] ?? sort} (${order === "asc" ? "oldest" : "newest"} first)`),
+          h(
+            "caption",
+            null,
+            `Memories of ${userId}, sorted by ${SORTS.find(([k]) => k === sort)?.[1] ?? sort} (${order === "asc" ? "oldest" : "newest"} first)`,
+          ),
           h(
             "thead",
             null,
@@ -112,7 +157,9 @@ export async function entriesView(userId: string, params: URLSearchParams, _ctx:
                   "td",
                   { class: "content" },
                   h("a", { href: entryHref(userId, e.id) }, e.content === "" ? "(content purged)" : e.content),
-                  e.supersededBy === undefined ? null : h("span", { class: "hint" }, " → replaced by ", h("a", { href: entryHref(userId, e.supersededBy), class: "id" }, e.supersededBy)),
+                  e.supersededBy === undefined
+                    ? null
+                    : h("span", { class: "hint" }, " → replaced by ", h("a", { href: entryHref(userId, e.supersededBy), class: "id" }, e.supersededBy)),
                 ),
                 h("td", null, statusBadge(e.status)),
                 h("td", null, e.kind),
@@ -134,7 +181,12 @@ export async function entriesView(userId: string, params: URLSearchParams, _ctx:
         [userId, null],
       ]),
       h("h1", { tabindex: "-1" }, `Memories of ${userId}`),
-      h("p", { class: "lead" }, `${count(page.total)} matching ${page.total === 1 ? "memory" : "memories"}. `, h("a", { href: href(["recall"], { user: userId }) }, `Try a recall as ${userId}`)),
+      h(
+        "p",
+        { class: "lead" },
+        `${count(page.total)} matching ${page.total === 1 ? "memory" : "memories"}. `,
+        h("a", { href: href(["recall"], { user: userId }) }, `Try a recall as ${userId}`),
+      ),
       form,
       table,
       pager("memories", page.total, page.offset, page.limit, (offset) => withParams({ offset: offset === 0 ? undefined : offset })),

@@ -86,7 +86,10 @@ function whySection(entry: MemoryEntry, replacer: MemoryEntry | undefined, userI
   }
   if (replacer !== undefined) {
     const reason = replacer.lifecycle?.conflictReason;
-    pairs.push(["Replaced because", reason !== undefined ? `${reason} (judged by ${replacer.lifecycle?.judge ?? "unknown"})` : "the entry that replaced it gives no reason"]);
+    pairs.push([
+      "Replaced because",
+      reason !== undefined ? `${reason} (judged by ${replacer.lifecycle?.judge ?? "unknown"})` : "the entry that replaced it gives no reason",
+    ]);
   }
   if (pairs.length === 0) return h("p", null, "No judge looked at it: nothing similar was stored when it was added.");
   return facts(pairs);
@@ -117,7 +120,9 @@ function timeline(history: readonly MemoryEntry[], currentId: string, userId: st
         ),
         h("p", { class: "timeline-content" }, isPurged(e) ? "(content purged)" : e.content),
         typeof reason === "string" ? h("p", { class: "why" }, `Why: ${reason}`) : null,
-        e.supersededBy === undefined ? null : h("p", { class: "why" }, "Replaced by ", h("a", { href: entryHref(userId, e.supersededBy), class: "id" }, e.supersededBy)),
+        e.supersededBy === undefined
+          ? null
+          : h("p", { class: "why" }, "Replaced by ", h("a", { href: entryHref(userId, e.supersededBy), class: "id" }, e.supersededBy)),
       );
     }),
   );
@@ -134,7 +139,9 @@ function metadataTable(entry: MemoryEntry): HTMLElement {
     h(
       "tbody",
       null,
-      keys.map((k) => h("tr", null, h("th", { scope: "row" }, h("code", null, k)), h("td", null, h("pre", { class: "json" }, JSON.stringify(entry.metadata[k], null, 2))))),
+      keys.map((k) =>
+        h("tr", null, h("th", { scope: "row" }, h("code", null, k)), h("td", null, h("pre", { class: "json" }, JSON.stringify(entry.metadata[k], null, 2)))),
+      ),
     ),
   );
 }
@@ -185,7 +192,14 @@ function actions(entry: MemoryEntry, userId: string, ctx: ViewContext): HTMLElem
           type: "button",
           class: "danger",
           onclick: () =>
-            void run("forget", {}, "Forget this memory?", "It leaves recall at once and stays on disk as deleted; Restore brings it back.", "Forget", `Forgot memory ${entry.id}.`),
+            void run(
+              "forget",
+              {},
+              "Forget this memory?",
+              "It leaves recall at once and stays on disk as deleted; Restore brings it back.",
+              "Forget",
+              `Forgot memory ${entry.id}.`,
+            ),
         },
         "Forget",
       ),

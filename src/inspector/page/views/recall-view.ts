@@ -20,11 +20,29 @@ export async function recallView(params: URLSearchParams, _ctx: ViewContext): Pr
   const known = await getJson<UsersResponse>("api/users", { sort: "lastWriteAt", order: "desc", limit: 500 });
   const user = h("input", { type: "text", name: "user", value: userId, list: "known-users", autocomplete: "off", required: true });
   const query = h("textarea", { name: "q", required: true, rows: 2 }, q);
-  const modeSelect = select("mode", [["hybrid", "hybrid (vector + keyword)"], ["vector", "vector only"], ["keyword", "keyword (BM25) only"]], mode);
+  const modeSelect = select(
+    "mode",
+    [
+      ["hybrid", "hybrid (vector + keyword)"],
+      ["vector", "vector only"],
+      ["keyword", "keyword (BM25) only"],
+    ],
+    mode,
+  );
   const topKInput = h("input", { type: "number", name: "topK", min: 1, max: 100, value: topK });
   const sinceInput = h("input", { type: "datetime-local", name: "since", value: toLocalInput(since === undefined ? undefined : Number(since)) });
   const untilInput = h("input", { type: "datetime-local", name: "until", value: toLocalInput(until === undefined ? undefined : Number(until)) });
-  const kind = select("kind", [["", "any"], ["fact", "fact"], ["preference", "preference"], ["event", "event"], ["unstructured", "unstructured"]], kindValue);
+  const kind = select(
+    "kind",
+    [
+      ["", "any"],
+      ["fact", "fact"],
+      ["preference", "preference"],
+      ["event", "event"],
+      ["unstructured", "unstructured"],
+    ],
+    kindValue,
+  );
 
   const form = h(
     "form",
@@ -44,7 +62,11 @@ export async function recallView(params: URLSearchParams, _ctx: ViewContext): Pr
         });
       },
     },
-    h("datalist", { id: "known-users" }, known.users.map((u) => h("option", { value: u.userId }))),
+    h(
+      "datalist",
+      { id: "known-users" },
+      known.users.map((u) => h("option", { value: u.userId })),
+    ),
     field("r-user", "User", user),
     field("r-query", "Query", query, "what the agent would ask before its LLM call", true),
     field("r-mode", "Mode", modeSelect),
@@ -58,7 +80,14 @@ export async function recallView(params: URLSearchParams, _ctx: ViewContext): Pr
   let results: Node = h("p", { class: "hint" }, "Results appear here: each hit with its fused score and the rank each route gave it.");
   if (userId !== "" && q.trim() !== "") {
     try {
-      const response = await getJson<RecallResponse>(apiPath("users", userId, "recall"), { q, mode: params.get("mode") ?? undefined, topK: params.get("topK") ?? undefined, since, until, kind: kindValue });
+      const response = await getJson<RecallResponse>(apiPath("users", userId, "recall"), {
+        q,
+        mode: params.get("mode") ?? undefined,
+        topK: params.get("topK") ?? undefined,
+        since,
+        until,
+        kind: kindValue,
+      });
       results = hitsTable(response);
     } catch (error) {
       if (!(error instanceof ApiFailure) || error.status >= 500) throw error;
@@ -95,7 +124,11 @@ function hitsTable(response: RecallResponse): HTMLElement {
     h(
       "table",
       null,
-      h("caption", null, `${response.hits.length} ${response.hits.length === 1 ? "hit" : "hits"} for “${response.query}” as ${response.userId} (${response.mode}, top ${response.topK})`),
+      h(
+        "caption",
+        null,
+        `${response.hits.length} ${response.hits.length === 1 ? "hit" : "hits"} for “${response.query}” as ${response.userId} (${response.mode}, top ${response.topK})`,
+      ),
       h(
         "thead",
         null,
@@ -133,6 +166,12 @@ function hitsTable(response: RecallResponse): HTMLElement {
 }
 
 function routeCell(rank: RecallHit["vectorRank"], route: string): HTMLElement {
-  if (rank === undefined) return h("td", { class: "num route missing" }, h("span", { "aria-hidden": "true" }, "—"), h("span", { class: "visually-hidden" }, `not returned by the ${route} route`));
+  if (rank === undefined)
+    return h(
+      "td",
+      { class: "num route missing" },
+      h("span", { "aria-hidden": "true" }, "—"),
+      h("span", { class: "visually-hidden" }, `not returned by the ${route} route`),
+    );
   return h("td", { class: "num route" }, `#${rank}`);
 }

@@ -18,7 +18,15 @@ export async function statsView(_ctx: ViewContext): Promise<View> {
         "table",
         null,
         h("caption", { class: "visually-hidden" }, "Entries per status"),
-        h("thead", null, h("tr", null, ["Active", "Superseded", "Deleted", "Unstructured", "Total", "Users"].map((label) => h("th", { scope: "col", class: "num" }, label)))),
+        h(
+          "thead",
+          null,
+          h(
+            "tr",
+            null,
+            ["Active", "Superseded", "Deleted", "Unstructured", "Total", "Users"].map((label) => h("th", { scope: "col", class: "num" }, label)),
+          ),
+        ),
         h(
           "tbody",
           null,

@@ -48,7 +48,12 @@ export async function usersView(params: URLSearchParams, _ctx: ViewContext): Pro
     return h(
       "th",
       { scope: "col", class: c.numeric ? "num" : undefined, "aria-sort": sorted ? (order === "asc" ? "ascending" : "descending") : undefined },
-      h("a", { href: withParams({ sort: c.key, order: next, offset: undefined }), "aria-label": `${c.label}: sort ${next === "asc" ? "ascending" : "descending"}` }, c.label, sorted ? (order === "asc" ? " ▲" : " ▼") : ""),
+      h(
+        "a",
+        { href: withParams({ sort: c.key, order: next, offset: undefined }), "aria-label": `${c.label}: sort ${next === "asc" ? "ascending" : "descending"}` },
+        c.label,
+        sorted ? (order === "asc" ? " ▲" : " ▼") : "",
+      ),
     );
   };
 
