@@ -4,7 +4,8 @@
 // e.g.   git worktree add /tmp/base d25e6d9 && npx tsx bench/compare-checkouts.ts /tmp/base
 // Both checkouts' FileBackend and MemoryStore are loaded side by side and driven in alternating blocks of 25
 // operations, so a busy machine slows both alike (separate runs of append.bench.ts differ by 10x under load).
-// Prints medians: FileBackend.append (sync always / none), MemoryStore.add (sync always), writable open+close.
+// Prints medians: FileBackend.append (sync always / none), MemoryStore.add (sync always), writable open+close,
+// and recall (hybrid, top 5) over one user's 3,000 memories.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,11 +21,12 @@ interface Side {
   name: string;
   FileBackend: any;
   MemoryStore: any;
+  RawExtractor: any;
 }
 async function side(tree: string, name: string): Promise<Side> {
   // The Node entry exports both, wherever a checkout keeps their files.
-  const { FileBackend, MemoryStore } = (await import(join(tree, "src/node.ts"))) as { FileBackend: any; MemoryStore: any };
-  return { name, FileBackend, MemoryStore };
+  const { FileBackend, MemoryStore, RawExtractor } = (await import(join(tree, "src/node.ts"))) as { FileBackend: any; MemoryStore: any; RawExtractor: any };
+  return { name, FileBackend, MemoryStore, RawExtractor };
 }
 const sides = [await side(treeA, "A " + treeA), await side(treeB, "B " + treeB)];
 const root = mkdtempSync(join(tmpdir(), "ab-"));
@@ -112,5 +114,33 @@ for (const mode of ["always", "none"] as const) {
     }
   }
   console.log(`FileBackend open+close (writable): median A ${median(times[0]!).toFixed(2)} ms, B ${median(times[1]!).toFixed(2)} ms`);
+}
+{
+  // Recall: the same 3,000 memories of one user on both sides (in memory: the search, not the disk).
+  const WORDS = ["coffee", "Berlin", "violin", "sister", "marathon", "garden", "python", "Tokyo", "piano", "dog", "salmon", "chess"];
+  const stores = [];
+  for (const s of sides) {
+    const store = await s.MemoryStore.open(":memory:", { extractor: new s.RawExtractor() });
+    for (let i = 0; i < 3000; i++) {
+      await store.add("u", `note ${i}: ${WORDS[i % 12]} and ${WORDS[(i * 7 + 3) % 12]} on day ${i % 31} with ${WORDS[(i * 5 + 1) % 12]}`);
+    }
+    stores.push(store);
+  }
+  const times: number[][] = [[], []];
+  let q = 0;
+  for (let block = 0; block < BLOCKS; block++) {
+    for (const k of block % 2 === 0 ? [0, 1] : [1, 0]) {
+      for (let i = 0; i < PER_BLOCK; i++) {
+        q++;
+        const t = performance.now();
+        await stores[k].recall("u", `what about ${WORDS[q % 12]} and ${WORDS[(q * 3) % 12]} on day ${q % 31}?`, { topK: 5 });
+        times[k]!.push(performance.now() - t);
+      }
+    }
+  }
+  for (const s of stores) await s.close();
+  console.log(
+    `MemoryStore.recall (3,000 memories, top 5): median A ${(median(times[0]!) * 1000).toFixed(0)} µs, B ${(median(times[1]!) * 1000).toFixed(0)} µs`,
+  );
 }
 rmSync(root, { recursive: true, force: true });
