@@ -5,6 +5,7 @@ import { VectorIndex } from "../indexes/vector-index.ts";
 import { Bm25Index } from "../indexes/bm25-index.ts";
 import { normalizeForDedup, tokenize } from "../text/tokenizer.ts";
 import { allFinite, normalize } from "../embedding/vector-math.ts";
+import { indexBySeq, insertBySeq } from "./seq-order.ts";
 import { MoomemError, invalidArgument } from "../errors.ts";
 import { UserEntries } from "./user-entries.ts";
 
@@ -287,26 +288,6 @@ export class EntryState {
       if (slot !== undefined && slot.length === 0) shard.keys.delete(record.key);
     }
   }
-}
-
-/** Position of the record with this seq in a seq-ordered list, or -1. */
-function indexBySeq(list: readonly EntryRecord[], seq: number): number {
-  let lo = 0;
-  let hi = list.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const s = list[mid]!.seq;
-    if (s === seq) return mid;
-    if (s < seq) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
-}
-
-function insertBySeq(list: EntryRecord[], record: EntryRecord): void {
-  let i = list.length;
-  while (i > 0 && list[i - 1]!.seq > record.seq) i--;
-  list.splice(i, 0, record);
 }
 
 function checkTime(record: EntryRecord, name: string, time: unknown): void {
