@@ -9,9 +9,9 @@ import type { EntryRecord } from "../../src/types.ts";
 import { rejectsWith } from "../helpers/scripted.ts";
 import { DENSE4, denseBase64, entryJson, header, toLines } from "../helpers/export-lines.ts";
 import { filesOf, makeTempDir, removeDir } from "./helpers/store-files.ts";
+import { entryRecord } from "../helpers/entry-record.ts";
 
 const ID = { id: DENSE4.id!, dim: DENSE4.dim };
-const T0 = 1_700_000_000_000;
 
 let root: string;
 let counter = 0;
@@ -24,20 +24,7 @@ afterAll(() => {
 const freshDir = (): string => join(root, `s${++counter}`);
 
 function rec(id: string, seq: number, userId: string, content: string, extra: Partial<EntryRecord> = {}): EntryRecord {
-  return {
-    id,
-    userId,
-    content,
-    kind: "fact",
-    status: "active",
-    createdAt: T0 + seq,
-    updatedAt: T0 + seq,
-    seq,
-    metadata: {},
-    lifecycle: {},
-    embedding: Float32Array.of(1, seq, 0, 0),
-    ...extra,
-  };
+  return entryRecord({ id, userId, seq, content, embedding: Float32Array.of(1, seq, 0, 0), ...extra });
 }
 
 /** Writes these entries with the file backend itself (which stores what it is given), as a crafted file would hold them. */

@@ -1,24 +1,10 @@
 import { describe, it, expect } from "vitest";
 import { MemoryStore, MemoryBackend } from "../../src/index.ts";
 import type { EntryRecord } from "../../src/types.ts";
-
-const T0 = 1_700_000_000_000;
+import { entryRecord } from "../helpers/entry-record.ts";
 
 function rec(id: string, seq: number, userId: string, content: string, extra: Partial<EntryRecord> = {}): EntryRecord {
-  return {
-    id,
-    userId,
-    content,
-    kind: "fact",
-    status: "active",
-    createdAt: T0 + seq,
-    updatedAt: T0 + seq,
-    seq,
-    metadata: {},
-    lifecycle: {},
-    embedding: null,
-    ...extra,
-  };
+  return entryRecord({ id, userId, seq, content, ...extra });
 }
 
 /**

@@ -7,6 +7,7 @@ import { MoomemError } from "../../src/errors.ts";
 import { normalizeForDedup, tokenize } from "../../src/text/tokenizer.ts";
 import { seededRandom } from "../helpers/seeded-random.ts";
 import { throwsWith } from "../helpers/scripted.ts";
+import { entryRecord } from "../helpers/entry-record.ts";
 
 const DIM = 4;
 const WORDS = ["apple", "banana", "cherry", "dates", "elder", "fig", "grape", "kiwi"];
@@ -24,20 +25,7 @@ function live(status: EntryStatus): boolean {
 }
 
 function rec(id: string, seq: number, userId = "ann", extra: Partial<EntryRecord> = {}): EntryRecord {
-  return {
-    id,
-    userId,
-    content: `apple ${id}`,
-    kind: "fact",
-    status: "active",
-    createdAt: 1_700_000_000_000 + seq,
-    updatedAt: 1_700_000_000_000 + seq,
-    seq,
-    metadata: {},
-    lifecycle: {},
-    embedding: Float32Array.of(1, 0.5, 0.25, 0.125),
-    ...extra,
-  };
+  return entryRecord({ id, userId, seq, content: `apple ${id}`, embedding: Float32Array.of(1, 0.5, 0.25, 0.125), ...extra });
 }
 
 /** Everything a caller of EntryState can observe, per user: entries, index contents, dedup and slot tables. */

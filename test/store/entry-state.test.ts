@@ -2,22 +2,10 @@ import { describe, it, expect } from "vitest";
 import { Change, EntryState } from "../../src/state/entry-state.ts";
 import type { EntryRecord } from "../../src/types.ts";
 import { throwsWith } from "../helpers/scripted.ts";
+import { entryRecord } from "../helpers/entry-record.ts";
 
 function rec(id: string, seq: number, userId = "u", extra: Partial<EntryRecord> = {}): EntryRecord {
-  return {
-    id,
-    userId,
-    content: `fact number ${seq} about ${id}`,
-    kind: "fact",
-    status: "active",
-    createdAt: 1_700_000_000_000 + seq,
-    updatedAt: 1_700_000_000_000 + seq,
-    seq,
-    metadata: {},
-    lifecycle: {},
-    embedding: Float32Array.of(1, seq, 0, 0.5),
-    ...extra,
-  };
+  return entryRecord({ id, userId, seq, content: `fact number ${seq} about ${id}`, embedding: Float32Array.of(1, seq, 0, 0.5), ...extra });
 }
 
 /** Everything a caller can observe about a user in the state. */

@@ -5,25 +5,13 @@ import { MemoryStore } from "../../src/store/memory-store.ts";
 import { HashingEmbedder } from "../../src/embedding/hashing-embedder.ts";
 import type { LoadedState, PersistenceBackend, RefreshedState } from "../../src/persistence/backend.ts";
 import type { EntryRecord } from "../../src/types.ts";
+import { entryRecord } from "../helpers/entry-record.ts";
 
 const hashing = new HashingEmbedder();
 const EMBEDDER = { id: hashing.id ?? "", dim: hashing.dim };
 
 function record(id: string, seq: number, content: string, overrides: Partial<EntryRecord> = {}): EntryRecord {
-  return {
-    id,
-    userId: "user-1",
-    content,
-    kind: "fact",
-    status: "active",
-    createdAt: 1_700_000_000_000 + seq,
-    updatedAt: 1_700_000_000_000 + seq,
-    seq,
-    metadata: {},
-    lifecycle: {},
-    embedding: null,
-    ...overrides,
-  };
+  return entryRecord({ id, userId: "user-1", seq, content, ...overrides });
 }
 
 /** A read-only backend whose refresh() answers from a script. */

@@ -4,9 +4,10 @@ import type { Batch } from "../../src/persistence/backend.ts";
 import { Change, EntryState } from "../../src/state/entry-state.ts";
 import type { EntryRecord } from "../../src/types.ts";
 import { throwsWith } from "../helpers/scripted.ts";
+import { entryRecord } from "../helpers/entry-record.ts";
 
 function rec(id: string, seq: number, userId: string): EntryRecord {
-  return { id, userId, content: `fact ${seq}`, kind: "fact", status: "active", createdAt: 1, updatedAt: 1, seq, metadata: {}, lifecycle: {}, embedding: null };
+  return entryRecord({ id, userId, seq, createdAt: 1, updatedAt: 1 });
 }
 
 /** A memory backend that records every batch it is given. */

@@ -8,24 +8,21 @@ import type { EntryRecord } from "../../src/types.ts";
 import { MoomemError } from "../../src/errors.ts";
 import { seededRandom } from "../helpers/seeded-random.ts";
 import { rejectsWith } from "../helpers/scripted.ts";
+import { entryRecord } from "../helpers/entry-record.ts";
 
 const DIM = 4;
 
 function rec(id: string, seq: number, userId = "ann", extra: Partial<EntryRecord> = {}): EntryRecord {
-  return {
+  return entryRecord({
     id,
     userId,
+    seq,
     content: `apple ${id}`,
-    kind: "fact",
-    status: "active",
     createdAt: 1_700_000_000_000,
     updatedAt: 1_700_000_000_000,
-    seq,
-    metadata: {},
-    lifecycle: {},
     embedding: Float32Array.of(1, 0.5, 0.25, seq % 7),
     ...extra,
-  };
+  });
 }
 
 interface Deferred {
