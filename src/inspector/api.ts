@@ -113,7 +113,9 @@ export class InspectorApi {
     checkUserId(userId);
     const query = parseEntryQuery(request.search);
     return this.#holder.use(async (store, generation) => {
-      const { entries } = await this.#entriesOf(store, generation, userId);
+      const { entries: all } = await this.#entriesOf(store, generation, userId);
+      // A metadata filter is the store's own rule (list's), asked of the store; the cached list serves the rest.
+      const entries = query.metadata === undefined ? all : await store.list(userId, { metadata: query.metadata });
       const { total, rows } = selectEntries(entries, query);
       return { userId, total, offset: query.offset, limit: query.limit, entries: rows };
     });

@@ -91,7 +91,9 @@ describe("selectEntries", () => {
             (e) => (query.key === undefined || e.key === query.key) && (query.text === undefined || e.content.toLowerCase().includes(query.text.toLowerCase())),
           )
           .sort((a, b) => (query.order === "asc" ? 1 : -1) * (a[query.sort] - b[query.sort] || a.seq - b.seq));
-        const { total, rows } = selectEntries(all, query);
+        // The API narrows by metadata with the store's own list (src/inspector/api.ts) before selecting.
+        const narrowed = query.metadata === undefined ? all : await mem.list("u1", { metadata: query.metadata });
+        const { total, rows } = selectEntries(narrowed, query);
         expect(total).toBe(reference.length);
         expect(rows.map((r) => r.id)).toEqual(reference.slice(query.offset, query.offset + query.limit).map((e) => e.id));
       }),

@@ -1,6 +1,6 @@
 // One page of a user's memory table: filter, sort and cut on the server, so the page never receives more than one page of rows.
 
-import type { EntryKind, EntryStatus, JsonValue, MemoryEntry, Metadata } from "../types.ts";
+import type { EntryKind, EntryStatus, MemoryEntry, Metadata } from "../types.ts";
 import { ENTRY_KINDS, ENTRY_STATUSES } from "../types.ts";
 import { invalidArgument } from "../errors.ts";
 import type { EntryRow } from "./api-types.ts";
@@ -61,7 +61,10 @@ export function parseEntryQuery(search: URLSearchParams): EntryQuery {
   return query;
 }
 
-/** The rows of one page and how many entries matched in all. `entries` is every entry of one user, any status. */
+/**
+ * The rows of one page and how many entries matched in all. `entries` is every entry of one user, any status,
+ * already narrowed to the query's metadata filter when it has one (the store's `list({ metadata })`).
+ */
 export function selectEntries(entries: readonly MemoryEntry[], query: EntryQuery): { total: number; rows: EntryRow[] } {
   const needle = query.text?.toLowerCase();
   const matched = entries.filter(
@@ -71,8 +74,7 @@ export function selectEntries(entries: readonly MemoryEntry[], query: EntryQuery
       (query.key === undefined || e.key === query.key) &&
       (query.since === undefined || e.createdAt >= query.since) &&
       (query.until === undefined || e.createdAt <= query.until) &&
-      (needle === undefined || e.content.toLowerCase().includes(needle)) &&
-      (query.metadata === undefined || metadataMatches(e.metadata, query.metadata)),
+      (needle === undefined || e.content.toLowerCase().includes(needle)),
   );
   const field = query.sort;
   const sign = query.order === "asc" ? 1 : -1;
@@ -98,22 +100,4 @@ function toRow(e: MemoryEntry): EntryRow {
   if (e.key !== undefined) row.key = e.key;
   if (e.supersededBy !== undefined) row.supersededBy = e.supersededBy;
   return row;
-}
-
-/** Exact match on the filter's keys, the rule `list({ metadata })` uses (key order inside objects does not matter). */
-export function metadataMatches(metadata: Metadata, filter: Metadata): boolean {
-  for (const [key, want] of Object.entries(filter)) {
-    if (!jsonEqual(metadata[key], want)) return false;
-  }
-  return true;
-}
-
-function jsonEqual(a: JsonValue | undefined, b: JsonValue): boolean {
-  if (a === b) return true;
-  if (a === undefined || a === null || b === null || typeof a !== "object" || typeof b !== "object") return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  if (ka.length !== kb.length) return false;
-  return ka.every((k) => Object.hasOwn(b, k) && jsonEqual((a as Record<string, JsonValue>)[k], (b as Record<string, JsonValue>)[k]!));
 }

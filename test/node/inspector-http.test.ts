@@ -71,6 +71,20 @@ describe("moomem ui: bad input over HTTP", () => {
   );
 
   it(
+    "a metadata filter is list's rule: own keys only, so __proto__ or constructor match no entry that lacks them",
+    async () => {
+      for (const filter of ['{"__proto__":{}}', '{"constructor":{}}', '{"toString":{}}']) {
+        const response = await rawRequest(ui.port, api(`users/alice/entries?metadata=${encodeURIComponent(filter)}`));
+        const where = `${filter}: ${response.text.slice(0, 300)}`;
+        expect(response.status, where).toBe(200);
+        expect((response.json as { total: number }).total, where).toBe(0);
+      }
+      expect(filesOf(dir)).toEqual(filesBefore);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
     "invalid and unknown entry ids: 400 and 404",
     async () => {
       expectRefused(await rawRequest(ui.port, api("users/alice/entries/000000000099-0000")), 404, "NOT_FOUND");
