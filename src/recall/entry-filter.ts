@@ -46,5 +46,5 @@ function jsonEqual(a: JsonValue | undefined, b: JsonValue): boolean {
   const ka = Object.keys(a);
   const kb = Object.keys(b);
   if (ka.length !== kb.length) return false;
-  return ka.every((k) => jsonEqual((a as Record<string, JsonValue>)[k], (b as Record<string, JsonValue>)[k]!));
+  return ka.every((k) => Object.hasOwn(b, k) && jsonEqual((a as Record<string, JsonValue>)[k], (b as Record<string, JsonValue>)[k]!));
 }

@@ -128,6 +128,16 @@ describe("since / until / kind / metadata filters", () => {
     await mem.close();
   });
 
+  it("compares nested metadata by own keys: a nested __proto__ key matches only a filter that has it", async () => {
+    const mem = await MemoryStore.open(":memory:");
+    const nested = JSON.parse('{"m":{"__proto__":{}}}') as Metadata;
+    await mem.add("u1", "I keep a blue notebook", { metadata: nested });
+    expect(await mem.list("u1", { metadata: { m: { y: {} } } })).toEqual([]);
+    expect(await mem.list("u1", { metadata: { m: { constructor: {} } } })).toEqual([]);
+    expect((await mem.list("u1", { metadata: JSON.parse('{"m":{"__proto__":{}}}') as Metadata })).length).toBe(1);
+    await mem.close();
+  });
+
   it("finds a filtered entry even when many unfiltered ones rank above it", async () => {
     const mem = await MemoryStore.open(":memory:");
     for (let i = 0; i < 80; i++) await mem.add("u1", `coffee note ${i} coffee coffee`, { metadata: { agent: "barista" } });
