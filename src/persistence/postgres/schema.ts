@@ -126,6 +126,14 @@ const MIGRATIONS: readonly Migration[] = [
 /** The newest schema version this moomem knows. */
 export const LATEST_SCHEMA_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1]!.version;
 
+/**
+ * The oldest schema version this moomem reads and writes without migrating: the
+ * migrations after it change no table or column moomem uses (v3 only turns planner
+ * statistics off), so a store opened without migrations (read-only, or
+ * `migrate: false` for a role without DDL rights) keeps working until someone migrates.
+ */
+export const OLDEST_USABLE_SCHEMA_VERSION = 2;
+
 /** What {@link migrate} did. */
 export interface MigrationResult {
   /** Versions this call applied (empty when the schema was already current, or another server applied them). */
