@@ -97,6 +97,11 @@ describe("moomem CLI: choosing a PostgreSQL store", () => {
       const env = { MOOMEM_PG_URL: "postgres://nobody@127.0.0.1:1/none" };
       expectOk(await runMoomem(["--dir", dir, "add", "-u", "a", "I like tea"], { env }));
       expect(jsonOf<MemoryEntry[]>(await runMoomem(["--dir", dir, "--json", "list", "-u", "a"], { env })).map((e) => e.content)).toEqual(["I like tea"]);
+      // A bad MOOMEM_PG_URL is named as such, and not echoed.
+      const badUrl = await runMoomem(["list", "-u", "a"], { env: { MOOMEM_PG_URL: "memory-Sup3r" } });
+      expect(badUrl.code).toBe(2);
+      expect(badUrl.stderr).toContain("MOOMEM_PG_URL needs a PostgreSQL connection string");
+      expect(badUrl.stderr).not.toContain("Sup3r");
       // A bad MOOMEM_PG_SCHEMA is named as such.
       const bad = await runMoomem(["stats"], { env: { MOOMEM_PG_URL: cluster.url, MOOMEM_PG_SCHEMA: "1abc" } });
       expect(bad.code).toBe(2);
@@ -161,6 +166,42 @@ describe("moomem CLI: choosing a PostgreSQL store", () => {
       const mem = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool, schema, readOnly: true }), readOnly: true });
       expect((await mem.list("bob")).map((e) => e.content)).toEqual(["I live in Paris"]);
       await mem.close();
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "moomem mcp --pg serves a PostgreSQL store: what `remember` gets is in the schema",
+    async () => {
+      const schema = freshSchema();
+      const child = spawn(process.execPath, [CLI_MAIN, ...pgArgs(schema), "mcp", "--user", "alice"], { stdio: ["pipe", "pipe", "pipe"] });
+      let stdout = "";
+      let stderr = "";
+      child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+      const waiters = new Map<number, (message: { result?: Record<string, unknown> }) => void>();
+      child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+        stdout += chunk;
+        for (let nl = stdout.indexOf("\n"); nl >= 0; nl = stdout.indexOf("\n")) {
+          const message = JSON.parse(stdout.slice(0, nl)) as { id: number; result?: Record<string, unknown> };
+          stdout = stdout.slice(nl + 1);
+          waiters.get(message.id)?.(message);
+        }
+      });
+      const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+      const request = (id: number, method: string, params: unknown): Promise<{ result?: Record<string, unknown> }> =>
+        new Promise((resolve) => {
+          waiters.set(id, resolve);
+          child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
+        });
+      await request(1, "initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "cli-pg-test", version: "1" } });
+      child.stdin.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n");
+      const remembered = await request(2, "tools/call", { name: "remember", arguments: { content: "I live in Lisbon" } });
+      expect(remembered.result?.["isError"]).not.toBe(true);
+      child.stdin.end();
+      expect(await exited).toBe(0);
+      expect(stderr).toBe("");
+      const { rows } = await pool.query<{ user_id: string; content: string }>(`SELECT user_id, content FROM "${schema}".entries`);
+      expect(rows).toEqual([{ user_id: "alice", content: "I live in Lisbon" }]);
     },
     TEST_TIMEOUT_MS,
   );
