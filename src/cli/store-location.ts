@@ -96,7 +96,11 @@ export function withStoreBackend(location: StoreLocation, options: OpenOptions):
   return { ...options, backend: new PostgresBackend({ connectionString: location.connectionString, schema: location.schema, readOnly }) };
 }
 
-/** `text` with every form of the location's password masked (for error messages; never applied to exported data). */
+/**
+ * `text` with every form of the location's password masked, and the password of any
+ * `scheme://user:password@` URL (a connection string typed where a command word belongs
+ * is echoed as an unknown command). For error messages; never applied to exported data.
+ */
 export function maskSecrets(location: StoreLocation | undefined, text: string): string {
-  return location?.kind === "postgres" ? redactSecrets(text, location.secrets) : text;
+  return redactSecrets(text, location?.kind === "postgres" ? location.secrets : []);
 }

@@ -85,6 +85,8 @@ describe("moomem CLI: choosing a PostgreSQL store", () => {
         [["--dir", join(temp, "x"), "migrate"], "migrate is for a PostgreSQL store"],
         [["--pg", "", "stats"], "--pg needs a PostgreSQL connection string"],
       ];
+      // A connection string where the command word belongs.
+      cases.push([["postgres://app:Sup3r-pw@db/m", "stats"], 'unknown command "postgres://app:***@db/m"']);
       for (const [args, message] of cases) {
         const result = await runMoomem(args);
         expect(result.code, result.stderr).toBe(2);
