@@ -173,6 +173,31 @@ describe("moomem CLI: choosing a PostgreSQL store", () => {
   );
 
   it(
+    "six `add` processes at once on one schema: each either stores its fact or fails with STORE_LOCKED, saying to run it again, and stores nothing",
+    async () => {
+      const schema = freshSchema();
+      expectOk(await runMoomem([...pgArgs(schema), "migrate"]));
+      const facts = ["I like tea", "I play the cello", "My dog is called Rex", "I work in Lisbon", "I was born in 1990", "I speak Greek"];
+      const runs = await Promise.all(facts.map((fact) => runMoomem([...pgArgs(schema), "--json", "add", "-u", "zoe", fact])));
+      const stored: string[] = [];
+      runs.forEach((run, i) => {
+        if (run.code === 0) {
+          expect(run.stderr).toBe("");
+          stored.push(facts[i]!);
+        } else {
+          expect(run.code).toBe(1);
+          expect(run.stderr).toMatch(/^moomem: STORE_LOCKED: .*run the command again once it is done\n$/);
+        }
+      });
+      expect(stored.length).toBeGreaterThan(0);
+      const listed = jsonOf<MemoryEntry[]>(await runMoomem([...pgArgs(schema), "--json", "list", "-u", "zoe"]));
+      expect(listed.map((e) => e.content).sort()).toEqual([...stored].sort());
+      expect(new Set(listed.map((e) => e.id)).size).toBe(listed.length);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
     "moomem mcp --pg serves a PostgreSQL store: what `remember` gets is in the schema",
     async () => {
       const schema = freshSchema();
