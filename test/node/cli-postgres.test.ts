@@ -201,7 +201,7 @@ describe("moomem CLI: choosing a PostgreSQL store", () => {
     "moomem mcp --pg serves a PostgreSQL store: what `remember` gets is in the schema",
     async () => {
       const schema = freshSchema();
-      const child = spawn(process.execPath, [CLI_MAIN, ...pgArgs(schema), "mcp", "--user", "alice"], { stdio: ["pipe", "pipe", "pipe"] });
+      const child = spawn("node", [CLI_MAIN, ...pgArgs(schema), "mcp", "--user", "alice"], { stdio: ["pipe", "pipe", "pipe"] });
       let stdout = "";
       let stderr = "";
       child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
@@ -304,7 +304,7 @@ describe("moomem CLI: export and import between a folder and PostgreSQL", () => 
 
       // moomem export --dir a | moomem import --pg … (a real shell pipe), then read it back from PostgreSQL.
       const schema = freshSchema();
-      const node = JSON.stringify(process.execPath);
+      const node = JSON.stringify("node");
       const main = JSON.stringify(CLI_MAIN);
       const piped = await runProcess(
         "bash",
@@ -468,7 +468,7 @@ describe("moomem CLI: PostgreSQL credentials are never printed", () => {
     async () => {
       const schema = freshSchema();
       expectOk(await runMoomem(["--pg", url(PASSWORD), "--pg-schema", schema, "add", "-u", "u", "I like tea"]));
-      const child = spawn(process.execPath, [CLI_MAIN, "--pg", url(PASSWORD), "--pg-schema", schema, "--json", "ui"], {
+      const child = spawn("node", [CLI_MAIN, "--pg", url(PASSWORD), "--pg-schema", schema, "--json", "ui"], {
         env: { ...process.env, NO_COLOR: "1" },
         stdio: ["ignore", "pipe", "pipe"],
       });
@@ -511,7 +511,7 @@ describe("moomem CLI without the optional package pg", () => {
       try {
         cpSync(join(ROOT, "dist"), join(bare, "dist"), { recursive: true });
         cpSync(join(ROOT, "package.json"), join(bare, "package.json"));
-        const run = await runProcess(process.execPath, [join(bare, "dist", "cli", "main.js"), "--pg", url(PASSWORD), "stats"], { cwd: bare });
+        const run = await runProcess("node", [join(bare, "dist", "cli", "main.js"), "--pg", url(PASSWORD), "stats"], { cwd: bare });
         expect(run.code).toBe(1);
         expect(run.stderr).toMatch(/^moomem: MISSING_DEPENDENCY: /);
         expect(run.stderr).toContain("npm i pg@^8");
