@@ -29,6 +29,7 @@ NODE_ONLY_TESTS=(
   test/node/inspector-write.test.ts    # same
   test/node/inspector-http.test.ts     # spawns `node dist/cli/main.js ui`: same
   test/node/postgres/package-entry.test.ts  # runs the built moomem/postgres in node child processes: same
+  test/node/cli-postgres.test.ts    # spawns the built bin with node on a throwaway PostgreSQL: same
   test/node/chromium-missing.test.ts  # runs node and vitest (the chromium project) in child processes: same
   test/node/package-contents.test.ts  # asks npm what the tarball holds: nothing runtime-specific
   test/node/openai/cli-embedder.test.ts  # spawns the built bin with node

@@ -13,3 +13,5 @@ export type { SqlClient, SqlQueryable, SqlRow } from "./persistence/postgres/sql
 export { fromPgPool, type PgPoolLike, type PgPoolClientLike, type PgQueryResultLike } from "./persistence/postgres/pg-adapter.ts";
 export { fromPglite, type PgliteLike, type PgliteTransactionLike, type PgliteResultLike } from "./persistence/postgres/pglite-adapter.ts";
 export { migrate, DEFAULT_SCHEMA, LATEST_SCHEMA_VERSION, POSTGRES_FORMAT_VERSION, type MigrationResult } from "./persistence/postgres/schema.ts";
+export { connectionSecrets } from "./persistence/postgres/connection.ts";
+export { redact as redactSecrets } from "./persistence/postgres/sql-errors.ts";

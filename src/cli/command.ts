@@ -5,6 +5,7 @@ import { type OptionSpec, type OptionSpecs, type OptionValues, stringOption, usa
 import type { CliIo } from "./io.ts";
 import type { OpenIntent } from "./open-options.ts";
 import type { Output } from "./output.ts";
+import type { StoreLocation } from "./store-location.ts";
 
 /** An open store, as `MemoryStore.open` resolves it. */
 export type Store = Awaited<ReturnType<typeof MemoryStore.open>>;
@@ -14,11 +15,15 @@ export interface CommandContext {
   readonly name: string;
   readonly values: OptionValues;
   readonly positionals: readonly string[];
-  /** The store folder (`--dir`, default `./memory`). */
+  /** The store folder (`--dir`, default `./memory`); for a PostgreSQL store, the same as `where`. */
   readonly dir: string;
+  /** Where the store lives: a folder, or a PostgreSQL schema (`--pg`, `MOOMEM_PG_URL`). */
+  readonly location: StoreLocation;
+  /** The store's location as messages print it: the folder, or the PostgreSQL location without its password. */
+  readonly where: string;
   readonly io: CliIo;
   readonly out: Output;
-  /** Opens the store at `dir` once; the runner closes it after the command. */
+  /** Opens the store once; the runner closes it after the command. */
   open(intent: OpenIntent): Promise<Store>;
 }
 

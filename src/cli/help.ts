@@ -9,7 +9,7 @@ export function toolHelp(commands: readonly Command[], globals: OptionSpecs): st
   const lines = [
     "moomem — long-term memory for AI agents, from the command line",
     "",
-    "usage: moomem [--dir <folder>] [--json] <command> [options]",
+    "usage: moomem [--dir <folder> | --pg <url>] [--json] <command> [options]",
     "",
     "commands:",
     ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),

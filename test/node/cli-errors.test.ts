@@ -61,4 +61,39 @@ describe("forCli", () => {
     const notOurs = new Error("boom");
     expect(forCli(notOurs, { embed: false })).toBe(notOurs);
   });
+
+  it("on a PostgreSQL store: the install hint for pg without API options, `moomem migrate` for an old schema, and no writer-lock advice", () => {
+    const missing = forCli(
+      new MoomemError(
+        "MISSING_DEPENDENCY",
+        "PostgresBackend with a connectionString needs the optional package pg, which could not be loaded (Cannot find package 'pg'); install it next to moomem with: npm i pg@^8.11.0 — or pass your own { pool } or { client }",
+      ),
+      { embed: false, postgres: true },
+    ) as MoomemError;
+    expect(missing.code).toBe("MISSING_DEPENDENCY");
+    expect(missing.message).not.toContain("{ pool }");
+    expect(missing.message).toMatch(/; --pg needs the package pg next to moomem: npm i pg@\^8\.11\.0 /);
+    const old = forCli(
+      new MoomemError(
+        "IO_FAILURE",
+        'postgres://app@db/m (schema "moomem") is at schema version 1, this moomem needs 3; run the migrations (PostgresBackend setup(), or open once with migrate: true)',
+      ),
+      { embed: false, postgres: true },
+    ) as MoomemError;
+    expect(old.message).toBe(
+      'postgres://app@db/m (schema "moomem") is at schema version 1, this moomem needs 3; run `moomem migrate` with the same --pg (a role that may create tables), then this command again',
+    );
+    const locked = forCli(
+      new MoomemError("STORE_LOCKED", "pg was opened for writing by another process (or another store object) after this one; this append changed nothing"),
+      { embed: false, postgres: true, command: "add" },
+    ) as MoomemError;
+    expect(locked.message).toContain("one writing process at a time, for now");
+    expect(locked.message).not.toContain("reading commands");
+    // The MCP SDK's install hint has no API advice: it passes unchanged.
+    const mcp = new MoomemError(
+      "MISSING_DEPENDENCY",
+      "the MCP server needs @modelcontextprotocol/sdk; install it with npm i @modelcontextprotocol/sdk@^1.32.2",
+    );
+    expect(forCli(mcp, { embed: false })).toBe(mcp);
+  });
 });

@@ -34,6 +34,7 @@ export const importCommand: Command = {
     "examples:",
     "  moomem --dir ./restored import backup.jsonl",
     "  moomem export -u alice | moomem --dir ./other import -",
+    "  moomem --dir ./memory export | moomem --pg postgres://app@db:5432/memory import -",
   ],
   async run(ctx: CommandContext): Promise<void> {
     const file = requireOne(ctx, "the .jsonl file to import (or - for stdin)");
@@ -81,7 +82,8 @@ export const importCommand: Command = {
     let completed = false;
     let summary: ImportSummary;
     try {
-      if (await exists(ctx.dir)) {
+      // A PostgreSQL import is one transaction already (all or nothing); only a new folder needs the temp-folder dance.
+      if (ctx.location.kind === "postgres" || (await exists(ctx.dir))) {
         const store = await ctx.open({ readOnly: false, embeds: true });
         summary = await store.import(source, options);
       } else {

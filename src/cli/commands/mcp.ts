@@ -3,6 +3,7 @@
 import { flag, stringOption, usageError } from "../args.ts";
 import { type Command, type CommandContext, USER_OPTION, requireNone } from "../command.ts";
 import { buildOpenOptions } from "../open-options.ts";
+import { withStoreBackend } from "../store-location.ts";
 
 /** The client entry the README and docs/agents.md show too (test/node/mcp.test.ts keeps the three the same). */
 export const MCP_CLIENT_ENTRY =
@@ -47,7 +48,7 @@ export const mcpCommand: Command = {
     process.once("SIGINT", onSignal);
     process.once("SIGTERM", onSignal);
     try {
-      const storeOptions = buildOpenOptions(ctx.values, ctx.io.env, { readOnly: false, embeds: true });
+      const storeOptions = withStoreBackend(ctx.location, buildOpenOptions(ctx.values, ctx.io.env, { readOnly: false, embeds: true }));
       const scope = user === undefined ? { anyUser: true } : { userId: user };
       await runMcpServer({ dir: ctx.dir, ...scope, storeOptions, signal: stop.signal });
     } finally {

@@ -15,6 +15,7 @@ import { reembedCommand } from "./reembed.ts";
 import { reextractCommand } from "./reextract.ts";
 import { mcpCommand } from "./mcp.ts";
 import { uiCommand } from "./ui.ts";
+import { migrateCommand } from "./migrate.ts";
 
 export const COMMANDS: readonly Command[] = [
   addCommand,
@@ -31,6 +32,7 @@ export const COMMANDS: readonly Command[] = [
   reextractCommand,
   mcpCommand,
   uiCommand,
+  migrateCommand,
 ];
 
 /** The command named `name`, if there is one. */

@@ -8,7 +8,14 @@ export const statsCommand: Command = {
   summary: "count entries per status and user, bytes on disk, last write, recoveries",
   usage: "",
   options: {},
-  details: ["Store-wide: counts cover every user.", "", "example:", "  moomem --dir ./memory stats"],
+  details: [
+    "Store-wide: counts cover every user. For a PostgreSQL store, on disk is what the server",
+    "reports for the schema's tables and indexes; the store line never shows the password.",
+    "",
+    "examples:",
+    "  moomem --dir ./memory stats",
+    "  MOOMEM_PG_URL=postgres://app@db:5432/memory moomem stats",
+  ],
   async run(ctx: CommandContext): Promise<void> {
     requireNone(ctx);
     const store = await ctx.open({ readOnly: true, embeds: false });
@@ -18,7 +25,7 @@ export const statsCommand: Command = {
       return;
     }
     ctx.out.pairs([
-      ["store", ctx.dir],
+      ["store", ctx.where],
       ["entries", String(s.total)],
       ["  active", String(s.active)],
       ["  superseded", String(s.superseded)],

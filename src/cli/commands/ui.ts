@@ -4,6 +4,7 @@ import { MemoryStore } from "../../node.ts";
 import { flag, stringOption, usageError } from "../args.ts";
 import { type Command, type CommandContext, type Store, requireNone } from "../command.ts";
 import { buildOpenOptions } from "../open-options.ts";
+import { withStoreBackend } from "../store-location.ts";
 import { packageVersion } from "../version.ts";
 
 export const uiCommand: Command = {
@@ -24,6 +25,9 @@ export const uiCommand: Command = {
     "With --write the page can forget, restore and purge (each asks first). That needs the",
     "writer lock: if an agent holds it, moomem ui --write stops with STORE_LOCKED; while it",
     "runs, the agent cannot open the store for writing. Stop it to give the lock back.",
+    "On PostgreSQL (--pg) there is no writer lock: --write takes over as the store's writer,",
+    "and the read-only page shows the store as it was when moomem ui started (it does not",
+    "follow a PostgreSQL writer yet): start it again to see newer writes.",
     "",
     "examples:",
     "  moomem --dir ./memory ui",
@@ -37,13 +41,14 @@ export const uiCommand: Command = {
     const { startInspector } = await import("../../inspector/start.ts");
     const openOptions = buildOpenOptions(ctx.values, ctx.io.env, { readOnly: !writable, embeds: true });
     // A STORE_LOCKED from --write gets its advice in CLI words where every store error does (cli-errors.ts).
-    const open = (): Promise<Store> => MemoryStore.open(ctx.dir, openOptions);
-    const inspector = await startInspector({ dir: ctx.dir, writable, port, version: packageVersion(), open });
+    // Each open gets its own backend (a PostgreSQL backend loads once); the page shows `where`, never a password.
+    const open = (): Promise<Store> => MemoryStore.open(ctx.dir, withStoreBackend(ctx.location, openOptions));
+    const inspector = await startInspector({ dir: ctx.where, writable, port, version: packageVersion(), open });
     if (ctx.out.json) {
-      ctx.out.line(JSON.stringify({ url: inspector.url, port: inspector.port, writable, dir: ctx.dir }));
+      ctx.out.line(JSON.stringify({ url: inspector.url, port: inspector.port, writable, dir: ctx.where }));
     } else {
       ctx.out.line(
-        `moomem ui: ${ctx.dir} ${writable ? "with --write (forget, restore and purge enabled; this process holds the writer lock)" : "read-only (an agent may keep writing; new entries show up)"}`,
+        `moomem ui: ${ctx.where} ${writable ? "with --write (forget, restore and purge enabled; this process holds the writer lock)" : "read-only (an agent may keep writing; new entries show up)"}`,
       );
       ctx.out.line("open this link in a browser on this machine; it carries the access token, so keep it to yourself:");
       ctx.out.line(`  ${inspector.url}`);

@@ -34,6 +34,15 @@ export function describeConnectionString(connectionString: string): ConnectionLa
   }
 }
 
+/**
+ * Every form of the password a connection string holds (the URL password, `password=`,
+ * `sslpassword=`; raw and percent-decoded), for a host to mask in whatever it prints
+ * or logs (see `redactSecrets`).
+ */
+export function connectionSecrets(connectionString: string): string[] {
+  return describeConnectionString(connectionString).secrets;
+}
+
 /** Describes a host's pool from its `options` (node-postgres keeps its config there), never printing the password. */
 export function describePool(pool: unknown): ConnectionLabel {
   const options = typeof pool === "object" && pool !== null ? (pool as { options?: unknown }).options : undefined;

@@ -7,7 +7,16 @@ import { MoomemError, describeError, invalidArgument } from "../../errors.ts";
 import type { SqlClient, SqlQueryable, SqlRow } from "./sql-client.ts";
 import { fromPgPool, type PgPoolLike } from "./pg-adapter.ts";
 import { ENTRY_COLUMNS, entriesJsonText, entryFromRow, entryRowsFromJson, numeric } from "./row-codec.ts";
-import { DEFAULT_SCHEMA, LATEST_SCHEMA_VERSION, POSTGRES_FORMAT_VERSION, migrate, quoteSchema, schemaVersion, type MigrationResult } from "./schema.ts";
+import {
+  DEFAULT_SCHEMA,
+  LATEST_SCHEMA_VERSION,
+  OLDEST_USABLE_SCHEMA_VERSION,
+  POSTGRES_FORMAT_VERSION,
+  migrate,
+  quoteSchema,
+  schemaVersion,
+  type MigrationResult,
+} from "./schema.ts";
 import { createOwnedPool, describeConnectionString, describePool, type OwnedPool } from "./connection.ts";
 import { ioFailure, isConnectionError, isRetryableConflict, redact } from "./sql-errors.ts";
 
@@ -462,7 +471,7 @@ export class PostgresBackend implements PersistenceBackend {
         this.#schemaFound = this.#migration.version;
       } else {
         const version = await this.#run("setup (schema check)", (db) => schemaVersion(db, this.schema));
-        if (version !== 0 && version !== LATEST_SCHEMA_VERSION) {
+        if (version !== 0 && (version < OLDEST_USABLE_SCHEMA_VERSION || version > LATEST_SCHEMA_VERSION)) {
           throw new MoomemError(
             version > LATEST_SCHEMA_VERSION ? "STORE_CORRUPTED" : "IO_FAILURE",
             `${this.location} is at schema version ${version}, this moomem needs ${LATEST_SCHEMA_VERSION}; ${version > LATEST_SCHEMA_VERSION ? "upgrade moomem" : "run the migrations (PostgresBackend setup(), or open once with migrate: true)"}`,

@@ -50,6 +50,7 @@ interface Migration {
  * - `meta`: one row: row format, embedder identity, writer epoch (the fence that
  *   keeps one writing process per store today), last write time.
  * - `counters`: `seq`, for {@link PostgresBackend.reserveSeqs} (blocks of seqs from the database).
+ * - No planner statistics on the columns a purge erases (v3), so no sampled copy of them outlives a purge.
  */
 const MIGRATIONS: readonly Migration[] = [
   {
@@ -104,10 +105,34 @@ const MIGRATIONS: readonly Migration[] = [
     name: "entries.lifecycle: the store's bookkeeping apart from the caller's metadata (row format 3)",
     statements: (s) => [`ALTER TABLE ${s}.entries ADD COLUMN lifecycle json`, `UPDATE ${s}.meta SET format = 3 WHERE id = 1`],
   },
+  {
+    version: 3,
+    name: "no planner statistics on what a purge erases (content, key, metadata, lifecycle, embedding)",
+    // ANALYZE copies sampled column values into pg_statistic, where a purged text would outlive its row
+    // until the next ANALYZE. No query of moomem filters on these columns, so the planner loses nothing.
+    // Statistics target 0 stops the sampling; the same-type ALTER drops what was already collected
+    // (PostgreSQL removes a column's statistics when its type is altered; no rewrite, the type is unchanged).
+    statements: (s) => [
+      `ALTER TABLE ${s}.entries
+        ALTER COLUMN content SET STATISTICS 0, ALTER COLUMN content TYPE text,
+        ALTER COLUMN key SET STATISTICS 0, ALTER COLUMN key TYPE text,
+        ALTER COLUMN metadata SET STATISTICS 0, ALTER COLUMN metadata TYPE json,
+        ALTER COLUMN lifecycle SET STATISTICS 0, ALTER COLUMN lifecycle TYPE json,
+        ALTER COLUMN embedding SET STATISTICS 0, ALTER COLUMN embedding TYPE bytea`,
+    ],
+  },
 ];
 
 /** The newest schema version this moomem knows. */
 export const LATEST_SCHEMA_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+
+/**
+ * The oldest schema version this moomem reads and writes without migrating: the
+ * migrations after it change no table or column moomem uses (v3 only turns planner
+ * statistics off), so a store opened without migrations (read-only, or
+ * `migrate: false` for a role without DDL rights) keeps working until someone migrates.
+ */
+export const OLDEST_USABLE_SCHEMA_VERSION = 2;
 
 /** What {@link migrate} did. */
 export interface MigrationResult {

@@ -92,7 +92,7 @@ describe("rows written before row format 3 (schema 1)", () => {
     const s = `"${schema}"`;
     await client.query(`ALTER TABLE ${s}.entries DROP COLUMN lifecycle`);
     await client.query(`UPDATE ${s}.meta SET format = 2`);
-    await client.query(`DELETE FROM ${s}.migrations WHERE version = 2`);
+    await client.query(`DELETE FROM ${s}.migrations WHERE version >= 2`);
     await client.query(
       `INSERT INTO ${s}.entries (id, user_id, content, kind, key, status, created_at, updated_at, seq, superseded_by, metadata, embedding)
        VALUES ('old', 'u', 'I play the cello', 'fact', NULL, 'deleted', 1, 2, 1, NULL, '{"channel":"chat","extractor":"raw","deleted_from":"active","deleted_at":2}', NULL)`,

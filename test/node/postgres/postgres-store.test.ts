@@ -131,6 +131,67 @@ describe("MemoryStore on PostgreSQL", () => {
     await again.close();
   });
 
+  it("forget with purge leaves the content in no planner statistic either (pg_statistic samples column values on ANALYZE)", async () => {
+    const schema = freshSchema();
+    const mem = await MemoryStore.open("pg", { backend: backend(schema), extractor: new RawExtractor() });
+    await mem.add("carol", "I live in Zanzibar-7731");
+    await mem.add("carol", "my note Quokka-5512", { metadata: { tag: "Quokka-5512" } });
+    for (let i = 0; i < 30; i++) await mem.add(`u${i}`, `note ${i} of another user`);
+    // What autovacuum does on its own after enough writes; done here so the test does not wait for it.
+    await pool.query(`ANALYZE "${schema}".entries`);
+    await mem.forget("carol", { all: true }, { purge: true });
+    await mem.close();
+    // pg_stats shows a table owner (here: the superuser) the sampled values; none may be purged text.
+    const { rows } = await pool.query(`SELECT s::text AS row FROM pg_stats s WHERE schemaname = $1`, [schema]);
+    expect(rows.length).toBeGreaterThan(0);
+    for (const { row } of rows as Array<{ row: string }>) {
+      expect(row).not.toContain("Zanzibar-7731");
+      expect(row).not.toContain("Quokka-5512");
+    }
+  });
+
+  it("the migration that turns the statistics off also drops the ones an older schema already collected", async () => {
+    const schema = freshSchema();
+    const mem = await MemoryStore.open("pg", { backend: backend(schema), extractor: new RawExtractor() });
+    for (let i = 0; i < 30; i++) await mem.add(`u${i}`, `Walrus-${i} lives here`);
+    await mem.close();
+    // An older schema: statistics on, collected, and the migration not yet recorded.
+    for (const column of ["content", "key", "metadata", "lifecycle", "embedding"]) {
+      await pool.query(`ALTER TABLE "${schema}".entries ALTER COLUMN ${column} SET STATISTICS -1`);
+    }
+    await pool.query(`ANALYZE "${schema}".entries`);
+    const sampled = async (): Promise<boolean> =>
+      (await pool.query(`SELECT s::text AS row FROM pg_stats s WHERE schemaname = $1`, [schema])).rows.some((r: { row: string }) => r.row.includes("Walrus-"));
+    expect(await sampled()).toBe(true);
+    await pool.query(`DELETE FROM "${schema}".migrations WHERE version >= 3`);
+    const again = await MemoryStore.open("pg", { backend: backend(schema) });
+    expect((await again.list("u1")).map((e) => e.content)).toEqual(["Walrus-1 lives here"]);
+    await again.close();
+    expect(await sampled()).toBe(false);
+    await pool.query(`ANALYZE "${schema}".entries`);
+    expect(await sampled()).toBe(false);
+  });
+
+  it("a schema at version 2 (before the statistics migration, same columns) opens read-only and with migrate: false, migrating nothing", async () => {
+    const schema = freshSchema();
+    const mem = await MemoryStore.open("pg", { backend: backend(schema) });
+    await mem.add("u", "I like tea");
+    await mem.close();
+    await pool.query(`DELETE FROM "${schema}".migrations WHERE version >= 3`);
+    const reader = await MemoryStore.open("pg", { backend: backend(schema, { readOnly: true }), readOnly: true });
+    expect((await reader.list("u")).map((e) => e.content)).toEqual(["I like tea"]);
+    await reader.close();
+    const writer = await MemoryStore.open("pg", { backend: backend(schema, { migrate: false }) });
+    await writer.add("u", "I like coffee");
+    await writer.close();
+    const { rows } = await pool.query(`SELECT max(version) AS v FROM "${schema}".migrations`);
+    expect(rows[0].v).toBe(2);
+    // Version 1 lacks a column this moomem reads: still refused, with what to do.
+    await pool.query(`DELETE FROM "${schema}".migrations WHERE version >= 2`);
+    const error = await rejectsWith(MemoryStore.open("pg", { backend: backend(schema, { readOnly: true }), readOnly: true }), "IO_FAILURE");
+    expect(error.message).toContain("run the migrations");
+  });
+
   it("never returns another user's memory, for random users, texts and queries, after a reopen from PostgreSQL", async () => {
     const words = ["peanut", "allergy", "beijing", "shenzhen", "cat", "dog", "salary", "password", "花生", "北京"];
     const text = fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 5 }).map((w) => w.join(" "));

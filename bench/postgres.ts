@@ -1,0 +1,143 @@
+// PostgreSQL against the file store, on a throwaway local cluster (as the tests start one): loading one user of 1,000
+// entries with `loadUser`, and opening a store then answering its first recall, at 1k and 10k entries.
+//
+// Run: npx tsx bench/postgres.ts [sizes, e.g. 1000,10000] [runs, default 7]
+// Needs the PostgreSQL server binaries (Debian: apt-get install postgresql; or MOOMEM_PG_BIN). As root, the server
+// runs as `nobody`. The cluster runs with fsync=off (test/node/postgres/cluster.ts): reads are what is measured here.
+// Prints medians (p50) of `runs` runs; each open is a new store object, so nothing is cached in the process.
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { EntryRecord } from "../src/types.ts";
+import { FileBackend } from "../src/persistence/file/file-backend.ts";
+import { HashingEmbedder } from "../src/embedding/hashing-embedder.ts";
+import { MemoryStore } from "../src/node.ts";
+import { PostgresBackend } from "../src/postgres.ts";
+import { startCluster } from "../test/node/postgres/cluster.ts";
+
+const SIZES = (process.argv[2] ?? "1000,10000").split(",").map(Number);
+const RUNS = Number(process.argv[3] ?? 7);
+/** Users the open/recall stores spread their entries over (so a user holds n / USERS entries). */
+const USERS = 100;
+const embedder = new HashingEmbedder();
+const identity = { id: embedder.id, dim: embedder.dim };
+const VOCAB = ["coffee", "peanuts", "Berlin", "nurse", "violin", "daughter", "hiking", "vegetarian", "Tuesday", "allergic", "tea", "Shanghai", "火锅", "喜欢"];
+
+function text(i: number): string {
+  const words: string[] = [];
+  let x = (i * 2654435761) >>> 0;
+  for (let k = 0; k < 14; k++) {
+    x = (x * 1103515245 + 12345) >>> 0;
+    words.push(VOCAB[(x >>> 8) % VOCAB.length]!);
+  }
+  return `fact ${i}: ${words.join(" ")}`;
+}
+
+async function makeEntries(from: number, count: number, user: (i: number) => string): Promise<EntryRecord[]> {
+  const texts = Array.from({ length: count }, (_, i) => text(from + i));
+  const vectors = await embedder.embed(texts);
+  const now = Date.now();
+  return texts.map((content, i) => ({
+    id: `bench-${from + i}`,
+    userId: user(from + i),
+    content,
+    kind: "fact",
+    status: "active",
+    createdAt: now,
+    updatedAt: now,
+    seq: from + i + 1,
+    metadata: {},
+    lifecycle: { extractor: "raw" },
+    embedding: vectors[i]!,
+  }));
+}
+
+/** Writes `n` entries through a backend (500 per batch), then records the embedder: what a store of that size holds. */
+async function fill(backend: FileBackend | PostgresBackend, n: number, user: (i: number) => string): Promise<void> {
+  await backend.load();
+  const all: EntryRecord[] = [];
+  for (let from = 0; from < n; from += 500) {
+    const entries = await makeEntries(from, Math.min(500, n - from), user);
+    await backend.append([{ entries }]);
+    all.push(...entries);
+  }
+  await backend.compact({ embedder: identity, count: all.length, entries: all });
+  await backend.close();
+}
+
+function p50(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+function ms(value: number): string {
+  return `${value.toFixed(1)} ms`;
+}
+
+async function timed(fn: () => Promise<void>): Promise<number> {
+  const t = performance.now();
+  await fn();
+  return performance.now() - t;
+}
+
+const cluster = await startCluster();
+const pool = cluster.pool(4);
+const folders: string[] = [];
+try {
+  // 1. loadUser of one user holding 1,000 entries, among 9,000 entries of 99 other users.
+  const big = "user-big";
+  await fill(new PostgresBackend({ pool, schema: "load_user" }), 10_000, (i) => (i % 10 === 0 ? big : `user-${i % 99}`));
+  const reader = new PostgresBackend({ pool, schema: "load_user", readOnly: true });
+  await reader.loadUser(big); // connects; not counted
+  const loads: number[] = [];
+  for (let r = 0; r < Math.max(RUNS, 15); r++) {
+    loads.push(
+      await timed(async () => {
+        const { entries } = await reader.loadUser(big);
+        if (entries.length !== 1000) throw new Error(`loadUser gave ${entries.length} entries, not 1000`);
+      }),
+    );
+  }
+  await reader.close();
+  console.log(`loadUser, one user of 1,000 entries (10,000 in the schema): p50 ${ms(p50(loads))} over ${loads.length} runs`);
+
+  // 2. Open + first recall, and recall once open, file store vs PostgreSQL.
+  console.log("");
+  console.log("| entries | store | open + first recall (p50) | recall once open (p50) |");
+  console.log("|---:|---|---:|---:|");
+  for (const n of SIZES) {
+    const folder = mkdtempSync(join(tmpdir(), "moomem-bench-pg-"));
+    folders.push(folder);
+    const schema = `open_${n}`;
+    const user = (i: number): string => `user-${i % USERS}`;
+    await fill(new FileBackend(folder, { sync: "none" }), n, user);
+    await fill(new PostgresBackend({ pool, schema }), n, user);
+    const stores: Array<[string, () => Promise<MemoryStore>]> = [
+      ["files", () => MemoryStore.open(folder, { embedder, readOnly: true })],
+      ["PostgreSQL", () => MemoryStore.open("pg", { embedder, readOnly: true, backend: new PostgresBackend({ pool, schema, readOnly: true }) })],
+    ];
+    for (const [name, open] of stores) {
+      const firsts: number[] = [];
+      for (let r = 0; r < RUNS; r++) {
+        let store: MemoryStore | undefined;
+        firsts.push(
+          await timed(async () => {
+            store = await open();
+            const hits = await store.recall("user-7", "coffee allergic Berlin", { topK: 5 });
+            if (hits.length === 0) throw new Error("no hits");
+          }),
+        );
+        await store!.close();
+      }
+      const store = await open();
+      const recalls: number[] = [];
+      for (let q = 0; q < 200; q++) recalls.push(await timed(async () => void (await store.recall(`user-${q % USERS}`, text(q * 31), { topK: 5 }))));
+      await store.close();
+      console.log(`| ${n.toLocaleString("en")} | ${name} | ${ms(p50(firsts))} | ${ms(p50(recalls))} |`);
+    }
+  }
+} finally {
+  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+  await cluster.destroy();
+}
