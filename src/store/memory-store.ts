@@ -156,7 +156,7 @@ export class MemoryStore {
       identity: opened.identity,
       follow: plan.follow,
       tornTails: loaded.tornTails ?? [],
-      users: new UserLoader(opened.state, opened.perUser && loadsUsers(backend) ? backend : null, null),
+      users: new UserLoader(opened.state, opened.perUser && loadsUsers(backend) ? backend : null, plan.maxLoadedUsers),
     });
     // A new store records its embedder at once; an old-format store is rewritten in the current one.
     if (!plan.readOnly && (loaded.embedder === null || loaded.formatVersion < 2 || loaded.outdated === true || opened.reembedded)) {
@@ -479,7 +479,8 @@ export class MemoryStore {
           `reextract: the store was opened with an extractor that keeps text as it is and finds no facts (${this.#pipeline.extractor.mode}, verbatim), so there is nothing to reextract with; open the store with a fact extractor (the default PatternExtractor, or LlmExtractor from moomem/openai: moomem --llm reextract)`,
         );
       }
-      if (this.#users.perUser) return reextractTargets(userId, this.#users, this.#state, (targets) => reextractEntries(targets, this.#pipeline, this.#queue, this.#state));
+      if (this.#users.perUser)
+        return reextractTargets(userId, this.#users, this.#state, (targets) => reextractEntries(targets, this.#pipeline, this.#queue, this.#state));
       const targets = await this.#durable(() => {
         const users = userId === undefined ? [...this.#state.users()] : [userId];
         return users.flatMap((u) => this.#state.entriesOf(u).filter((e) => e.status === "unstructured"));

@@ -19,12 +19,33 @@ export function summarizeAll(state: EntryState): UserSummary[] {
   return out.sort((a, b) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0));
 }
 
-/** `stats()`'s counts per status and of users, without loading anyone. */
-export function statusCounts(state: EntryState): { users: number; active: number; superseded: number; deleted: number; unstructured: number } {
-  const counts = { users: 0, active: 0, superseded: 0, deleted: 0, unstructured: 0 };
+/**
+ * Bytes an entry in memory takes, roughly: the record (UTF-16 content, metadata, vector) and what the
+ * user's indexes hold of it (a vector copy, postings, dedup key). Measured with bench/ (docs/bench/).
+ */
+function entryBytes(record: EntryRecord): number {
+  const vector = record.embedding === null ? 0 : record.embedding.length * 8;
+  return 480 + record.content.length * 4 + vector;
+}
+
+/** `stats()`'s counts per status and of users, without loading anyone; and the loaded users with their estimated bytes. */
+export function statusCounts(state: EntryState): {
+  users: number;
+  active: number;
+  superseded: number;
+  deleted: number;
+  unstructured: number;
+  loadedUsers: number;
+  loadedBytes: number;
+} {
+  const counts = { users: 0, active: 0, superseded: 0, deleted: 0, unstructured: 0, loadedUsers: 0, loadedBytes: 0 };
   for (const user of state.loadedUsers()) {
     counts.users++;
-    for (const r of state.entriesOf(user)) counts[r.status]++;
+    counts.loadedUsers++;
+    for (const r of state.entriesOf(user)) {
+      counts[r.status]++;
+      counts.loadedBytes += entryBytes(r);
+    }
   }
   for (const user of state.coldUsers()) {
     counts.users++;

@@ -297,7 +297,9 @@ export class FileBackend implements PersistenceBackend, UserLoading {
         if (this.#lock !== null) await releaseQuietly(this.#lock);
         this.#lock = null;
         if (error instanceof MoomemError) throw error;
-        throw new MoomemError("IO_FAILURE", `could not read the store in ${this.#dir} (${reason(error)}); ${ioAdvice(error)}, then open again`, { cause: error });
+        throw new MoomemError("IO_FAILURE", `could not read the store in ${this.#dir} (${reason(error)}); ${ioAdvice(error)}, then open again`, {
+          cause: error,
+        });
       }
       if (this.#closing) {
         if (this.#lock !== null) await releaseQuietly(this.#lock);

@@ -65,12 +65,7 @@ async function guardRead<T>(dir: string, name: string, read: () => Promise<T>): 
   }
 }
 
-async function scanSlot(
-  fs: FileSystem,
-  dir: string,
-  name: string,
-  onEntry: ((entry: EntryRecord, line: RawLine) => void) | null,
-): Promise<SnapshotScan> {
+async function scanSlot(fs: FileSystem, dir: string, name: string, onEntry: ((entry: EntryRecord, line: RawLine) => void) | null): Promise<SnapshotScan> {
   return guardRead(dir, name, async () => {
     const scanner = new SnapshotScanner({ decode: onEntry !== null });
     for await (const line of splitLines(fs.readChunks(`${dir}/${name}`))) {

@@ -77,7 +77,11 @@ export async function readUserEntries(place: SnapshotPlace, index: UserIndex, us
     if (got.length !== line.length) throw corrupted(place.dir, place.slot!, new FormatError(0, `the file ends before the line at byte ${line.start}`));
     const entry = decodeLine(place, got, line.start);
     if (entry.userId !== userId || entry.seq !== line.seq) {
-      throw corrupted(place.dir, place.slot!, new FormatError(0, `the line at byte ${line.start} is not the entry the index says (user ${userId}, seq ${line.seq})`));
+      throw corrupted(
+        place.dir,
+        place.slot!,
+        new FormatError(0, `the line at byte ${line.start} is not the entry the index says (user ${userId}, seq ${line.seq})`),
+      );
     }
     latest.set(entry.id, entry);
   });
