@@ -380,13 +380,26 @@ export class FileBackend implements PersistenceBackend, UserLoading {
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
-    return this.#exclusive(() => {
+    return this.#exclusive(async () => {
+      await this.#acceptNow();
+      // Nothing to fold in: the snapshot in force already is the state, in the current format (a store
+      // opened for one call and closed again does not rewrite every user's entries).
+      const same = this.#embedder !== null && this.#embedder.id === embedder.id && this.#embedder.dim === embedder.dim;
+      if (
+        this.#slot !== null &&
+        this.#records === 0 &&
+        same &&
+        this.#formatVersion === SNAPSHOT_FORMAT_VERSION &&
+        this.#journalVersion === JOURNAL_FORMAT_VERSION
+      )
+        return;
       const place = this.#place();
-      return this.#compactNow((gen, next) =>
+      await this.#compactNow((gen, next) =>
         encodeSnapshotStream({ gen, clock: this.#lastWriteAt }, index.count, embedder, storedEntries(place, index), (e, start, length) =>
           next?.addSnapshot(e, start, length),
         ),
       );
+      this.#embedder = { id: embedder.id, dim: embedder.dim };
     });
   }
 
@@ -784,13 +797,14 @@ export class FileBackend implements PersistenceBackend, UserLoading {
     }
     // Opened with openCatalog(): the new snapshot's user index is built as it is written.
     if (this.#index !== null) {
-      return this.#exclusive(() =>
-        this.#compactNow((gen, next) =>
+      return this.#exclusive(async () => {
+        await this.#compactNow((gen, next) =>
           encodeSnapshotStream({ gen, clock: this.#lastWriteAt }, source.count, source.embedder, source.entries, (e, start, length) =>
             next?.addSnapshot(e, start, length),
           ),
-        ),
-      );
+        );
+        this.#embedder = { id: source.embedder.id, dim: source.embedder.dim };
+      });
     }
     return this.#exclusive(() => this.#compactNow((gen) => encodeSnapshot({ gen, clock: this.#lastWriteAt }, source)));
   }

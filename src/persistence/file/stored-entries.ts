@@ -1,7 +1,7 @@
 // Reading a file store's entries through its user index: one user's lines, or every entry as a stream (scan, compaction).
 
 import type { EntryRecord } from "../../types.ts";
-import { MoomemError } from "../../errors.ts";
+import { MoomemError, describeError } from "../../errors.ts";
 import { entryFromJson } from "../record-codec.ts";
 import { decodeUtf8, splitLines } from "../line-reader.ts";
 import type { FileSystem } from "./file-system.ts";
@@ -109,7 +109,14 @@ export async function* storedEntries(place: SnapshotPlace, index: UserIndex): As
       scanner.finish();
     } catch (error) {
       if (error instanceof FormatError) throw corrupted(place.dir, place.slot, error);
-      throw error;
+      if (error instanceof MoomemError) throw error;
+      throw new MoomemError(
+        "IO_FAILURE",
+        `could not read ${place.dir}/${place.slot} (${describeError(error)}); no file was changed. Check the disk, then retry.`,
+        {
+          cause: error,
+        },
+      );
     }
   }
   while (j < journal.length) yield journal[j++]!;
