@@ -45,6 +45,8 @@ export class EntryState {
   readonly #shards = new Map<string, UserShard>();
   /** Shards whose entries were loaded but not indexed yet: a user's indexes are built when first used. */
   readonly #unbuilt = new Set<UserShard>();
+  /** Unbuilt shards whose entries all came through {@link insert} (checked): more inserts stay unindexed until first use. */
+  readonly #deferred = new Set<UserShard>();
   /** Users whose entries are not in memory (a backend that loads users when asked): what the catalog says of each. */
   readonly #cold = new Map<string, CatalogUser>();
   /** Entries of the users in {@link #cold}. */
@@ -134,6 +136,7 @@ export class EntryState {
     }
     this.#shards.delete(userId);
     this.#unbuilt.delete(shard);
+    this.#deferred.delete(shard);
     if (summary.total > 0) {
       this.#cold.set(userId, summary);
       this.#coldTotal += summary.total;
@@ -230,6 +233,7 @@ export class EntryState {
     for (const record of shard.entries) this.#index(built, record);
     const userId = shard.entries[0]!.userId;
     this.#unbuilt.delete(shard);
+    this.#deferred.delete(shard);
     this.#shards.set(userId, built);
     return built;
   }
@@ -258,11 +262,21 @@ export class EntryState {
     const sameSeq = this.#bySeq.get(record.seq);
     if (sameSeq !== undefined) throw refused(record, `entry ${sameSeq.id} already has seq ${record.seq}`);
     this.#checkRecord(record, undefined);
-    const shard = this.#shardFor(record.userId);
+    // A user new to the state gets its indexes built from all its entries on first use, as after an open:
+    // an import into many users costs no index time until each is asked. A user read from storage is
+    // built first (a record that cannot be indexed refuses the write, before anything changed).
+    let shard = this.#shards.get(record.userId);
+    if (shard === undefined) {
+      shard = this.#newShard(record.userId);
+      this.#unbuilt.add(shard);
+      this.#deferred.add(shard);
+    } else if (!this.#deferred.has(shard)) {
+      shard = this.#ensureBuilt(shard);
+    }
     insertBySeq(shard.entries, record);
     this.#byId.set(record.id, record);
     this.#bySeq.set(record.seq, record);
-    this.#index(shard, record);
+    if (!this.#unbuilt.has(shard)) this.#index(shard, record);
   }
 
   /**
