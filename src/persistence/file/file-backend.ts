@@ -381,18 +381,6 @@ export class FileBackend implements PersistenceBackend, UserLoading {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
     return this.#exclusive(async () => {
-      await this.#acceptNow();
-      // Nothing to fold in: the snapshot in force already is the state, in the current format (a store
-      // opened for one call and closed again does not rewrite every user's entries).
-      const same = this.#embedder !== null && this.#embedder.id === embedder.id && this.#embedder.dim === embedder.dim;
-      if (
-        this.#slot !== null &&
-        this.#records === 0 &&
-        same &&
-        this.#formatVersion === SNAPSHOT_FORMAT_VERSION &&
-        this.#journalVersion === JOURNAL_FORMAT_VERSION
-      )
-        return;
       const place = this.#place();
       await this.#compactNow((gen, next) =>
         encodeSnapshotStream({ gen, clock: this.#lastWriteAt }, index.count, embedder, storedEntries(place, index), (e, start, length) =>
