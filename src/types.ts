@@ -291,6 +291,10 @@ export interface StoreStats {
   tornTails: TornTail[];
   extractorMode: string;
   formatVersion: number;
+  /** Users whose entries and indexes are in memory now (with a backend that loads users when asked, those used lately; otherwise every user). */
+  loadedUsers: number;
+  /** A rough estimate, in bytes, of the memory the loaded users' entries and indexes take (README, "Many users: loading a user when asked"). */
+  loadedBytes: number;
 }
 
 /** A torn tail recovery cut off a store file (see `StoreStats.tornTails` and README "On-disk layout and recovery"). */

@@ -83,6 +83,65 @@ export interface SnapshotSource {
   entries: Iterable<EntryRecord>;
 }
 
+/**
+ * One user as a backend's catalog lists it: what `users()` and `stats()` report for a user whose entries
+ * are not loaded, and the largest seq the user's entries hold, so new entries never reuse one.
+ */
+export interface CatalogUser {
+  userId: string;
+  /** Entries of every status (the latest version of each). */
+  total: number;
+  active: number;
+  superseded: number;
+  deleted: number;
+  unstructured: number;
+  /** The largest `updatedAt` among the user's entries (0 when none). */
+  lastWriteAt: number;
+  /** The largest seq among the user's entries, and among the seqs their ids name (an imported id may name one not reached yet). */
+  maxSeq: number;
+}
+
+/**
+ * What a backend that loads users one at a time found when it opened: everything `load()` reports but
+ * the entries, and the users with their counts. See {@link UserLoading}.
+ */
+export interface StoreCatalog extends Omit<LoadedState, "entries"> {
+  /** Every user with at least one entry, in any order. */
+  users: CatalogUser[];
+}
+
+/**
+ * The optional capability of a backend that lets a store open without reading every user's entries
+ * (README, "Many users: loading a user when asked"; docs/decisions.md). A backend has it when it has all
+ * four methods; the store then calls `openCatalog()` instead of `load()` (and `accept()` after it, as
+ * after `load()`), loads a user's entries on that user's first call, and asks the backend to compact
+ * from what it holds. A backend without them (a host's own) is opened with `load()` as before.
+ */
+export interface UserLoading {
+  /** Open (take the writer lock) and read what the store holds per user, changing nothing. Called once, instead of `load()`. */
+  openCatalog(): Promise<StoreCatalog>;
+  /**
+   * The latest version of each of this user's entries, in seq order; `[]` for an unknown user. Never
+   * another user's entry: the store refuses the load (`STORE_CORRUPTED`) if one comes back. Sees every
+   * `append` that resolved before it was called.
+   */
+  loadUser(userId: string): Promise<EntryRecord[]>;
+  /**
+   * The latest version of every entry, in seq order, read as it is iterated (for export and import's
+   * checks, which need every user without loading them all). Sees every `append` that resolved before
+   * it was called; the store calls nothing else of the backend until the iteration ended.
+   */
+  scan(): AsyncIterable<EntryRecord>;
+  /** Like `compact`, from what the backend holds (every `append` reached it): the store no longer has every entry in memory. */
+  compactStored(embedder: EmbedderIdentity): Promise<void>;
+}
+
+/** Whether `backend` has the whole {@link UserLoading} capability (one method missing: it is opened with `load()`). */
+export function loadsUsers(backend: PersistenceBackend): backend is PersistenceBackend & UserLoading {
+  const b = backend as Partial<UserLoading>;
+  return typeof b.openCatalog === "function" && typeof b.loadUser === "function" && typeof b.scan === "function" && typeof b.compactStored === "function";
+}
+
 /** Sizes a backend reports for `stats()`. */
 export interface BackendStats {
   bytesOnDisk: number;

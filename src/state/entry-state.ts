@@ -8,6 +8,8 @@ import { allFinite, normalize } from "../embedding/vector-math.ts";
 import { indexBySeq, insertBySeq } from "./seq-order.ts";
 import { MoomemError, invalidArgument } from "../errors.ts";
 import { UserEntries } from "./user-entries.ts";
+import type { CatalogUser } from "../persistence/backend.ts";
+import { countEntry, emptyCatalogUser } from "../persistence/user-catalog.ts";
 
 import { MAX_TIME_MS } from "../clock.ts";
 
@@ -44,14 +46,108 @@ export class EntryState {
   readonly #shards = new Map<string, UserShard>();
   /** Shards whose entries were loaded but not indexed yet: a user's indexes are built when first used. */
   readonly #unbuilt = new Set<UserShard>();
+  /** Unbuilt shards whose entries all came through {@link insert} (checked): more inserts stay unindexed until first use. */
+  readonly #deferred = new Set<UserShard>();
+  /** Users whose entries are not in memory (a backend that loads users when asked): what the catalog says of each. */
+  readonly #cold = new Map<string, CatalogUser>();
+  /** Entries of the users in {@link #cold}. */
+  #coldTotal = 0;
 
   constructor(dim: number) {
     this.#dim = dim;
     this.#unit = new Float32Array(dim);
   }
 
+  /** Entries in the store: those in memory and those of the users not loaded. */
   get size(): number {
+    return this.#byId.size + this.#coldTotal;
+  }
+
+  /** Entries in memory (of the loaded users). */
+  get loadedSize(): number {
     return this.#byId.size;
+  }
+
+  /** Records a user whose entries stay where they are until {@link loadUser} (see backend.ts, `UserLoading`). */
+  addCold(summary: CatalogUser): void {
+    if (summary.total <= 0 || this.#shards.has(summary.userId) || this.#cold.has(summary.userId)) return;
+    this.#cold.set(summary.userId, { ...summary });
+    this.#coldTotal += summary.total;
+  }
+
+  /** True while the user's entries are not in memory: they must be loaded before any call reads or writes them. */
+  isCold(userId: string): boolean {
+    return this.#cold.has(userId);
+  }
+
+  /** What the catalog said of each user not loaded. */
+  coldUsers(): IterableIterator<CatalogUser> {
+    return this.#cold.values();
+  }
+
+  /** Users whose entries are in memory. */
+  loadedUsers(): IterableIterator<string> {
+    return this.#shards.keys();
+  }
+
+  /**
+   * Puts a cold user's entries (from the backend, in seq order) in memory, each checked as {@link load}
+   * checks it; an entry of another user is refused (`STORE_CORRUPTED`): a backend's answer never reaches
+   * the wrong user. All or nothing: a refused load leaves the user cold.
+   */
+  loadUser(userId: string, records: readonly EntryRecord[]): void {
+    const summary = this.#cold.get(userId);
+    if (summary === undefined) return;
+    for (const record of records) {
+      if (record.userId !== userId) {
+        throw new MoomemError(
+          "STORE_CORRUPTED",
+          `loading user ${userId} gave entry ${record.id} of another user; the store's data is inconsistent, nothing of it was loaded`,
+        );
+      }
+    }
+    this.#cold.delete(userId);
+    this.#coldTotal -= summary.total;
+    const done: string[] = [];
+    try {
+      for (const record of records) {
+        this.load(record);
+        done.push(record.id);
+      }
+    } catch (error) {
+      for (const id of done) this.remove(id);
+      this.#cold.set(userId, summary);
+      this.#coldTotal += summary.total;
+      throw error;
+    }
+  }
+
+  /**
+   * Drops a loaded user's entries and indexes from memory, keeping their counts (the backend holds the
+   * entries: the caller unloads only a user with no write pending). Returns false for a user not loaded.
+   */
+  unloadUser(userId: string): boolean {
+    const shard = this.#shards.get(userId);
+    if (shard === undefined) return false;
+    const summary = emptyCatalogUser(userId);
+    for (const record of shard.entries) {
+      countEntry(summary, record, 1);
+      this.#byId.delete(record.id);
+      this.#bySeq.delete(record.seq);
+    }
+    this.#shards.delete(userId);
+    this.#unbuilt.delete(shard);
+    this.#deferred.delete(shard);
+    if (summary.total > 0) {
+      this.#cold.set(userId, summary);
+      this.#coldTotal += summary.total;
+    }
+    return true;
+  }
+
+  #assertLoaded(userId: string): void {
+    // A bug guard: reading a user that is not loaded would answer as if the user had nothing.
+    if (this.#cold.has(userId)) throw new Error(`internal: user ${userId} is read before being loaded`);
   }
 
   get(id: string): EntryRecord | undefined {
@@ -64,6 +160,7 @@ export class EntryState {
 
   /** The entry with this id when it belongs to `userId`; undefined otherwise (another user's entry is never returned). */
   getOf(userId: string, id: string): EntryRecord | undefined {
+    this.#assertLoaded(userId);
     const record = this.#byId.get(id);
     return record !== undefined && record.userId === userId ? record : undefined;
   }
@@ -80,17 +177,20 @@ export class EntryState {
 
   /** The user's shard (indexes built), or undefined when the user has no entries. Never another user's. */
   shard(userId: string): UserShard | undefined {
+    this.#assertLoaded(userId);
     const shard = this.#shards.get(userId);
     return shard === undefined ? undefined : this.#ensureBuilt(shard);
   }
 
   /** The part of the state one user's calls work on (see {@link UserEntries}). */
   user(userId: string): UserEntries {
+    this.#assertLoaded(userId);
     return new UserEntries(this, userId);
   }
 
   /** The user's entries in seq order (any status), without building the user's indexes. */
   entriesOf(userId: string): readonly EntryRecord[] {
+    this.#assertLoaded(userId);
     return this.#shards.get(userId)?.entries ?? [];
   }
 
@@ -134,16 +234,20 @@ export class EntryState {
     for (const record of shard.entries) this.#index(built, record);
     const userId = shard.entries[0]!.userId;
     this.#unbuilt.delete(shard);
+    this.#deferred.delete(shard);
     this.#shards.set(userId, built);
     return built;
   }
 
-  users(): IterableIterator<string> {
-    return this.#shards.keys();
+  /** Every user with entries: loaded or not. */
+  *users(): IterableIterator<string> {
+    yield* this.#shards.keys();
+    yield* this.#cold.keys();
   }
 
-  /** All entries in seq order (across users; for export, stats and compaction only). */
+  /** All entries in seq order (across users; for export, stats and compaction only, with every user loaded). */
   *all(): IterableIterator<EntryRecord> {
+    if (this.#cold.size > 0) throw new Error("internal: every entry is read while some users are not loaded");
     const seqs = [...this.#bySeq.keys()].sort((a, b) => a - b);
     for (const seq of seqs) yield this.#bySeq.get(seq)!;
   }
@@ -159,11 +263,21 @@ export class EntryState {
     const sameSeq = this.#bySeq.get(record.seq);
     if (sameSeq !== undefined) throw refused(record, `entry ${sameSeq.id} already has seq ${record.seq}`);
     this.#checkRecord(record, undefined);
-    const shard = this.#shardFor(record.userId);
+    // A user new to the state gets its indexes built from all its entries on first use, as after an open:
+    // an import into many users costs no index time until each is asked. A user read from storage is
+    // built first (a record that cannot be indexed refuses the write, before anything changed).
+    let shard = this.#shards.get(record.userId);
+    if (shard === undefined) {
+      shard = this.#newShard(record.userId);
+      this.#unbuilt.add(shard);
+      this.#deferred.add(shard);
+    } else if (!this.#deferred.has(shard)) {
+      shard = this.#ensureBuilt(shard);
+    }
     insertBySeq(shard.entries, record);
     this.#byId.set(record.id, record);
     this.#bySeq.set(record.seq, record);
-    this.#index(shard, record);
+    if (!this.#unbuilt.has(shard)) this.#index(shard, record);
   }
 
   /**

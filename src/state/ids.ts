@@ -1,5 +1,7 @@
 // Entry ids: "<seq as 12 hex digits>-<4 random hex digits>", unique in a store, free of user information.
 
+import { seqNamedById } from "../persistence/user-catalog.ts";
+
 /** Random 16-bit suffixes, fetched in bulk: one `getRandomValues` call per id cost more than the rest of the id. */
 const pool = new Uint16Array(256);
 let next = pool.length;
@@ -14,8 +16,6 @@ export function makeEntryId(seq: number): string {
   return `${seq.toString(16).padStart(12, "0")}-${random.toString(16).padStart(4, "0")}`;
 }
 
-const MADE_ID = /^([0-9a-f]{12})-[0-9a-f]{4}$/;
-
 /**
  * The seq an id of {@link makeEntryId}'s shape names, or null for an id of another shape. An imported
  * entry keeps its id but gets a new seq, so its id can name a seq the store has not reached yet: the
@@ -23,8 +23,8 @@ const MADE_ID = /^([0-9a-f]{12})-[0-9a-f]{4}$/;
  * same id).
  */
 export function seqOfId(id: string): number | null {
-  const m = MADE_ID.exec(id);
-  return m === null ? null : parseInt(m[1]!, 16);
+  // The shape is read where backends can read it too (a catalog reports the seqs a user's ids name).
+  return seqNamedById(id);
 }
 
 /** The first seq after `maxSeq` and after the seq every one of these ids names. */

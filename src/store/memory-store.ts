@@ -3,7 +3,7 @@
 
 import type { AddInput, AddSummary, EntryStatus, ImportSummary, MemoryEntry, RecallHit, StoreStats, TornTail } from "../types.ts";
 import { ENTRY_STATUSES } from "../types.ts";
-import type { EmbedderIdentity, PersistenceBackend } from "../persistence/backend.ts";
+import { loadsUsers, type EmbedderIdentity, type PersistenceBackend } from "../persistence/backend.ts";
 import { MoomemError, invalidArgument } from "../errors.ts";
 import { nothingFromUser } from "../text/transcript.ts";
 import { ExtractionGuard } from "../ingest/extract.ts";
@@ -31,9 +31,11 @@ import { applyImport, embedImported, readImport, readImportOptions } from "../tr
 import { WriteQueue } from "./write-queue.ts";
 import { StoreFollower } from "./store-follower.ts";
 import { buildProfile, type UserProfile } from "./profile.ts";
-import { summarizeUsers, type UserSummary } from "./user-summaries.ts";
+import type { UserSummary } from "./user-summaries.ts";
 import { readOpenOptions, type BackendFactory, type OpenOptions } from "./open-options.ts";
-import { loadStore } from "./open-store.ts";
+import { loadStore, openCatalog } from "./open-store.ts";
+import { UserLoader } from "./user-loading.ts";
+import { exportRecords, importUsers, reextractTargets, statusCounts, summarizeAll } from "./per-user-reads.ts";
 import { forgetEntries, readForgetArgs } from "./forget.ts";
 import { restoreEntry } from "./restore.ts";
 import { historyOf } from "./history.ts";
@@ -63,6 +65,7 @@ export class MemoryStore {
   readonly #identity: EmbedderIdentity;
   readonly #inflight = new Set<Promise<unknown>>();
   readonly #follower: StoreFollower;
+  readonly #users: UserLoader;
   #truncatedRecovered: number;
   #formatVersion: number;
   #closed = false;
@@ -80,6 +83,7 @@ export class MemoryStore {
     identity: EmbedderIdentity;
     follow: boolean;
     tornTails: TornTail[];
+    users: UserLoader;
   }) {
     this.#backend = parts.backend;
     this.#pipeline = parts.pipeline;
@@ -89,6 +93,7 @@ export class MemoryStore {
     this.#truncatedRecovered = parts.truncatedRecovered;
     this.#formatVersion = parts.formatVersion;
     this.#identity = parts.identity;
+    this.#users = parts.users;
     this.#queue = new WriteQueue(parts.state, parts.backend, () => this.#maybeCompact());
     this.#follower = new StoreFollower(parts.backend, parts.state, {
       readOnly: parts.readOnly,
@@ -122,7 +127,11 @@ export class MemoryStore {
   static async openWith(path: string, options: OpenOptions | undefined, defaultBackend: BackendFactory): Promise<MemoryStore> {
     const plan = readOpenOptions(path, options, defaultBackend);
     const { backend } = plan;
-    const opened = await loadStore(backend, plan.embedder, plan.identity, plan.reembed);
+    // A writable open of a backend that loads users when asked reads only its catalog (store/user-loading.ts).
+    const opened =
+      !plan.readOnly && loadsUsers(backend)
+        ? await openCatalog(backend, plan.embedder, plan.identity, plan.reembed)
+        : await loadStore(backend, plan.embedder, plan.identity, plan.reembed);
     const { loaded } = opened;
     const store = new MemoryStore({
       backend,
@@ -147,11 +156,12 @@ export class MemoryStore {
       identity: opened.identity,
       follow: plan.follow,
       tornTails: loaded.tornTails ?? [],
+      users: new UserLoader(opened.state, opened.perUser && loadsUsers(backend) ? backend : null, plan.maxLoadedUsers),
     });
     // A new store records its embedder at once; an old-format store is rewritten in the current one.
     if (!plan.readOnly && (loaded.embedder === null || loaded.formatVersion < 2 || loaded.outdated === true || opened.reembedded)) {
       try {
-        await store.#compactNow();
+        await store.#compactNow(opened.reembedded);
       } catch (error) {
         await backend.close();
         throw error;
@@ -184,7 +194,9 @@ export class MemoryStore {
         return { extracted: 0, inserted: 0, duplicates: 0, superseded: 0, conflicts: 0, degraded: false, facts: [], nothingExtracted: silent };
       // Extraction and embedding need no store state: they run before taking the write queue.
       const prepared = await prepareAdd(this.#pipeline, userId, text);
-      return this.#queue.write((change) => commitAdd(change, this.#state.user(userId), prepared, this.#pipeline, { metadata, observedAt }), userId);
+      return this.#users.use(userId, () =>
+        this.#queue.write((change) => commitAdd(change, this.#state.user(userId), prepared, this.#pipeline, { metadata, observedAt }), userId),
+      );
     });
   }
 
@@ -206,7 +218,7 @@ export class MemoryStore {
       checkQuery(query, "recall");
       const request = readRecallOptions(checkOptions(options, "recall options"));
       const prepared = await prepareQuery(this.#pipeline.embedder, this.#identity.dim, query, request.mode);
-      return this.#durable(() => searchUser(this.#state.user(userId), prepared, request, this.#recall));
+      return this.#users.use(userId, () => this.#durable(() => searchUser(this.#state.user(userId), prepared, request, this.#recall)));
     });
   }
 
@@ -226,7 +238,9 @@ export class MemoryStore {
       this.#checkWritable();
       checkUserId(userId);
       const request = readForgetArgs(target, options);
-      return this.#queue.write(async (change) => forgetEntries(change, this.#state.user(userId), request, readClock(this.#pipeline.clock)), userId);
+      return this.#users.use(userId, () =>
+        this.#queue.write(async (change) => forgetEntries(change, this.#state.user(userId), request, readClock(this.#pipeline.clock)), userId),
+      );
     });
   }
 
@@ -246,7 +260,9 @@ export class MemoryStore {
       this.#checkWritable();
       checkUserId(userId);
       if (typeof id !== "string" || id.length === 0) throw invalidArgument(`restore: id must be a non-empty string, got ${describe(id)}`);
-      return this.#queue.write(async (change) => toPublicEntry(restoreEntry(change, this.#state.user(userId), id, this.#pipeline.clock)), userId);
+      return this.#users.use(userId, () =>
+        this.#queue.write(async (change) => toPublicEntry(restoreEntry(change, this.#state.user(userId), id, this.#pipeline.clock)), userId),
+      );
     });
   }
 
@@ -269,11 +285,13 @@ export class MemoryStore {
         throw invalidArgument(`list: status must be one of ${ENTRY_STATUSES.join(", ")} or "all", got ${describe(status)}`);
       }
       const filter = readFilter(o, "list");
-      return this.#durable(() =>
-        this.#state
-          .entriesOf(userId)
-          .filter((r) => (status === "all" || r.status === status) && (filter === undefined || matchesFilter(r, filter)))
-          .map(toPublicEntry),
+      return this.#users.use(userId, () =>
+        this.#durable(() =>
+          this.#state
+            .entriesOf(userId)
+            .filter((r) => (status === "all" || r.status === status) && (filter === undefined || matchesFilter(r, filter)))
+            .map(toPublicEntry),
+        ),
       );
     });
   }
@@ -292,13 +310,15 @@ export class MemoryStore {
     return this.#track(async () => {
       this.#checkOpen();
       checkUserId(userId);
-      return this.#durable(() =>
-        buildProfile(
-          this.#state
-            .entriesOf(userId)
-            .filter((r) => isLive(r.status))
-            .map(toPublicEntry),
-          userId,
+      return this.#users.use(userId, () =>
+        this.#durable(() =>
+          buildProfile(
+            this.#state
+              .entriesOf(userId)
+              .filter((r) => isLive(r.status))
+              .map(toPublicEntry),
+            userId,
+          ),
         ),
       );
     });
@@ -315,7 +335,7 @@ export class MemoryStore {
   users(): Promise<UserSummary[]> {
     return this.#track(async () => {
       this.#checkOpen();
-      return this.#durable(() => summarizeUsers(this.#state.users(), (u) => this.#state.entriesOf(u)));
+      return this.#durable(() => summarizeAll(this.#state));
     });
   }
 
@@ -332,7 +352,7 @@ export class MemoryStore {
       this.#checkOpen();
       checkUserId(userId);
       if (typeof id !== "string" || id.length === 0) throw invalidArgument(`history: id must be a non-empty string, got ${describe(id)}`);
-      return this.#durable(() => historyOf(this.#state.user(userId), id).map(toPublicEntry));
+      return this.#users.use(userId, () => this.#durable(() => historyOf(this.#state.user(userId), id).map(toPublicEntry)));
     });
   }
 
@@ -348,12 +368,7 @@ export class MemoryStore {
     return this.#track(async () => {
       this.#checkOpen();
       return this.#durable(() => {
-        const counts = { active: 0, superseded: 0, deleted: 0, unstructured: 0 };
-        let users = 0;
-        for (const user of this.#state.users()) {
-          users++;
-          for (const r of this.#state.entriesOf(user)) counts[r.status]++;
-        }
+        const { users, ...counts } = statusCounts(this.#state);
         const disk = callBackendSync(this.#backend.location, "reading the stats", () => this.#backend.stats());
         return {
           total: this.#state.size,
@@ -396,7 +411,7 @@ export class MemoryStore {
   async *#exportLines(userId: string | null, entryFormat: number): AsyncGenerator<string> {
     this.#checkOpen();
     await this.#follower.beforeCall();
-    const records = await this.#durable(() => (userId === null ? [...this.#state.all()] : [...this.#state.entriesOf(userId)]));
+    const records = await exportRecords(userId, this.#users, this.#queue, this.#backend, (read) => this.#durable(read), this.#state);
     const legacy = entryFormat === LEGACY_EXPORT_ENTRY_FORMAT;
     // Refused before the first line, so a refused export writes nothing.
     if (legacy) for (const record of records) checkFoldable(record.metadata, record.id);
@@ -432,8 +447,12 @@ export class MemoryStore {
       const source = checkImportSource(lines);
       const { partial } = readImportOptions(options);
       const parsed = await readImport(source, partial, this.#pipeline.maxContentChars);
-      await embedImported(parsed, this.#state, partial, this.#pipeline.embedder, this.#identity);
-      return this.#queue.write(async (change) => applyImport(change, parsed, this.#state, partial, this.#pipeline.seqs));
+      // Per-user loading: the users the import names, and those holding an id it names, are loaded for its checks.
+      const users = await importUsers(parsed.entries, this.#users, this.#queue, this.#backend);
+      return this.#users.use(users, async () => {
+        await embedImported(parsed, this.#state, partial, this.#pipeline.embedder, this.#identity);
+        return this.#queue.write(async (change) => applyImport(change, parsed, this.#state, partial, this.#pipeline.seqs));
+      });
     });
   }
 
@@ -460,6 +479,8 @@ export class MemoryStore {
           `reextract: the store was opened with an extractor that keeps text as it is and finds no facts (${this.#pipeline.extractor.mode}, verbatim), so there is nothing to reextract with; open the store with a fact extractor (the default PatternExtractor, or LlmExtractor from moomem/openai: moomem --llm reextract)`,
         );
       }
+      if (this.#users.perUser)
+        return reextractTargets(userId, this.#users, this.#state, (targets) => reextractEntries(targets, this.#pipeline, this.#queue, this.#state));
       const targets = await this.#durable(() => {
         const users = userId === undefined ? [...this.#state.users()] : [userId];
         return users.flatMap((u) => this.#state.entriesOf(u).filter((e) => e.status === "unstructured"));
@@ -539,9 +560,12 @@ export class MemoryStore {
       });
   }
 
-  async #compactNow(): Promise<void> {
+  /** `whole`: from the entries in memory even when users are loaded when asked (after `reembed`, which loaded them all). */
+  async #compactNow(whole = false): Promise<void> {
     const location = this.#backend.location;
-    await callBackend(location, "compacting", () => this.#backend.compact({ embedder: this.#identity, count: this.#state.size, entries: this.#state.all() }));
+    const backend = this.#backend;
+    if (this.#users.perUser && !whole && loadsUsers(backend)) await callBackend(location, "compacting", () => backend.compactStored(this.#identity));
+    else await callBackend(location, "compacting", () => backend.compact({ embedder: this.#identity, count: this.#state.size, entries: this.#state.all() }));
     this.#formatVersion = callBackendSync(location, "reading the stats", () => this.#backend.stats()).formatVersion ?? this.#formatVersion;
   }
 

@@ -1,8 +1,8 @@
 // `open`'s options, read once: checked, turned into settings, plug-ins checked, the backend chosen.
 
 import type { Clock, ConflictJudge, Embedder, Extractor, SyncMode } from "../types.ts";
-import type { EmbedderIdentity, PersistenceBackend } from "../persistence/backend.ts";
-import { MemoryBackend } from "../persistence/memory/memory-backend.ts";
+import { loadsUsers, type EmbedderIdentity, type PersistenceBackend } from "../persistence/backend.ts";
+import { MemoryBackend, UserLoadingMemoryBackend } from "../persistence/memory/memory-backend.ts";
 import { invalidArgument } from "../errors.ts";
 import { SystemClock } from "../clock.ts";
 import { HashingEmbedder } from "../embedding/hashing-embedder.ts";
@@ -89,6 +89,14 @@ export interface OpenOptions {
    * (`EMBEDDER_MISMATCH`).
    */
   reembed?: boolean;
+  /**
+   * At most this many users' entries and indexes in memory (default: no bound): after each call the
+   * least recently used users beyond it are unloaded (never one with a call in flight, such as a write
+   * not yet durable) and loaded again from the backend on their next call. Needs a backend that loads
+   * users when asked (files; `":memory:"` then keeps its users in a `UserLoadingMemoryBackend`) and a
+   * writable open (README, "Many users: loading a user when asked").
+   */
+  maxLoadedUsers?: number;
 }
 
 /** Options the store hands to a default backend it creates. */
@@ -122,6 +130,8 @@ export interface OpenPlan {
   follow: boolean;
   reembed: boolean;
   backend: PersistenceBackend;
+  /** The memory bound in users; null for none. */
+  maxLoadedUsers: number | null;
 }
 
 const OPEN_KEYS = [
@@ -144,6 +154,7 @@ const OPEN_KEYS = [
   "maxContentChars",
   "compactAfterBytes",
   "reembed",
+  "maxLoadedUsers",
 ] as const;
 
 /**
@@ -208,10 +219,38 @@ export function readOpenOptions(path: string, options: OpenOptions | undefined, 
     backendOptions.compactAfterBytes = checkIntegerIn(o["compactAfterBytes"], "open: compactAfterBytes", 1, Number.MAX_SAFE_INTEGER);
   let backend = o["backend"] as PersistenceBackend | undefined;
   if (backend !== undefined) checkPlugin(backend, "backend", ["load", "append", "compact", "close", "stats", "wantsCompaction"]);
-  backend ??= path === ":memory:" ? new MemoryBackend() : defaultBackend(path, backendOptions);
+  const maxLoadedUsers = o["maxLoadedUsers"] === undefined ? null : checkIntegerIn(o["maxLoadedUsers"], "open: maxLoadedUsers", 1, 1_000_000_000);
+  // A bounded memory store holds its users in the backend, and the store only those it serves.
+  backend ??= path === ":memory:" ? (maxLoadedUsers === null ? new MemoryBackend() : new UserLoadingMemoryBackend()) : defaultBackend(path, backendOptions);
+  if (maxLoadedUsers !== null && readOnly) {
+    throw invalidArgument(
+      `open: maxLoadedUsers (${maxLoadedUsers}) bounds a writable store; a readOnly store reads every user to follow its writer, so open without one of them`,
+    );
+  }
+  if (maxLoadedUsers !== null && !loadsUsers(backend)) {
+    throw invalidArgument(
+      `open: maxLoadedUsers (${maxLoadedUsers}) needs a backend that loads users when asked (openCatalog, loadUser, scan, compactStored: see PersistenceBackend); the backend at ${backend.location} reads the whole store at open, so leave maxLoadedUsers out`,
+    );
+  }
 
   const reembed = o["reembed"] ?? false;
   if (typeof reembed !== "boolean") throw invalidArgument(`open: reembed must be true or false, got ${describe(reembed)}`);
   if (reembed && readOnly) throw invalidArgument("open: reembed rewrites the store, so it cannot be combined with readOnly");
-  return { embedder, identity, extractor, verbatim, judge, fallbackJudge, clock, recall, maxContentChars, judgeByVector, readOnly, follow, reembed, backend };
+  return {
+    embedder,
+    identity,
+    extractor,
+    verbatim,
+    judge,
+    fallbackJudge,
+    clock,
+    recall,
+    maxContentChars,
+    judgeByVector,
+    readOnly,
+    follow,
+    reembed,
+    backend,
+    maxLoadedUsers,
+  };
 }

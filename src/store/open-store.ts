@@ -1,7 +1,7 @@
 // What `open` does with the backend: read the store, check (or recompute) its vectors, group the entries per user.
 
 import type { Embedder, EntryRecord } from "../types.ts";
-import type { EmbedderIdentity, LoadedState, PersistenceBackend } from "../persistence/backend.ts";
+import type { EmbedderIdentity, LoadedState, PersistenceBackend, UserLoading } from "../persistence/backend.ts";
 import { MoomemError } from "../errors.ts";
 import { embedTexts } from "../embedding/embed-texts.ts";
 import { StoredEmbedder } from "../embedding/stored-embedder.ts";
@@ -20,6 +20,8 @@ export interface OpenedStore {
   reembedded: boolean;
   /** The embedder's identity, as the store records it from now on (a `StoredEmbedder` takes on the one the store recorded). */
   identity: EmbedderIdentity;
+  /** True when users are loaded when asked (the backend's catalog was read, not its entries). */
+  perUser: boolean;
 }
 
 /**
@@ -56,7 +58,50 @@ export async function loadStore(backend: PersistenceBackend, embedder: Embedder,
     await backend.close();
     throw error;
   }
-  return { state, loaded, nextSeq: nextSeqAfter(maxSeq, loaded.entries), reembedded: mismatch, identity };
+  return { state, loaded, nextSeq: nextSeqAfter(maxSeq, loaded.entries), reembedded: mismatch, identity, perUser: false };
+}
+
+/**
+ * {@link loadStore} for a backend that loads users when asked: reads its catalog (every user's counts,
+ * no entry) and accepts it, with the same checks and the same refusals. Only `reembed` reads every
+ * user's entries (each vector must be recomputed), after which the store is rewritten whole.
+ */
+export async function openCatalog(
+  backend: PersistenceBackend & UserLoading,
+  embedder: Embedder,
+  identity: EmbedderIdentity,
+  reembed: boolean,
+): Promise<OpenedStore> {
+  const catalog = await callBackend(backend.location, "loading", () => backend.openCatalog());
+  if (embedder instanceof StoredEmbedder) {
+    embedder.adopt(catalog.embedder);
+    identity = readEmbedderIdentity(embedder);
+  }
+  const mismatch = catalog.embedder !== null && (catalog.embedder.id !== identity.id || catalog.embedder.dim !== identity.dim);
+  const state = new EntryState(identity.dim);
+  let maxSeq = 0;
+  try {
+    if (mismatch && !reembed) checkEmbedderMatch(catalog.embedder, identity, backend.location);
+    for (const user of catalog.users) {
+      state.addCold(user);
+      if (user.maxSeq > maxSeq) maxSeq = user.maxSeq;
+    }
+    if (mismatch) {
+      const byUser = new Map<string, EntryRecord[]>();
+      for (const user of catalog.users) {
+        byUser.set(user.userId, (await callBackend(backend.location, `loading user ${user.userId}`, () => backend.loadUser(user.userId))).map(withLifecycle));
+      }
+      await reembedAll(embedder, [...byUser.values()].flat(), identity.dim);
+      for (const [userId, records] of byUser) state.loadUser(userId, records);
+    }
+    await backend.accept?.();
+  } catch (error) {
+    await backend.close();
+    throw error;
+  }
+  const { users: _users, ...rest } = catalog;
+  const loaded: LoadedState = { ...rest, entries: [] };
+  return { state, loaded, nextSeq: maxSeq + 1, reembedded: mismatch, identity, perUser: true };
 }
 
 /** Recomputes every vector with `embedder` (in place); a failure rejects the open with nothing changed on disk. */

@@ -1,7 +1,8 @@
 // One behaviour suite every PersistenceBackend must pass (memory, files, IndexedDB, PostgreSQL, a host's own),
 // shipped as `moomem/testing`; it takes the test runner's functions, so it needs no test framework of its own.
 
-import type { Batch, EmbedderIdentity, LoadedState, PersistenceBackend } from "../persistence/backend.ts";
+import type { Batch, CatalogUser, EmbedderIdentity, LoadedState, PersistenceBackend } from "../persistence/backend.ts";
+import { loadsUsers } from "../persistence/backend.ts";
 import type { EntryRecord } from "../types.ts";
 
 /** The matchers the suite uses, as vitest, Jest and Bun's test runner name them. */
@@ -390,6 +391,104 @@ export function testBackend<B extends PersistenceBackend>(
       expect(state.entries.map((e) => e.id)).toEqual(["x"]);
       await next.close();
       await next.close();
+    });
+
+    describe("per-user loading (backends with openCatalog, loadUser, scan, compactStored; skipped without them)", () => {
+      /** Entries of three users over two groups, with updates, every status and an id naming a later seq. */
+      function usersHistory(): Batch[] {
+        const first: Batch = { entries: richEntries() };
+        const second: Batch = {
+          entries: [
+            makeEntry("e2", 2, { status: "deleted", updatedAt: T0 + 60, lifecycle: { deletedFrom: "active", deletedAt: T0 + 60 } }),
+            makeEntry("e9", 9, { userId: "user-3", content: "a third user" }),
+            makeEntry("00000000002a-beef", 10, { userId: "user-3", content: "imported: its id names seq 42" }),
+            makeEntry("e11", 11, { userId: "user-2", status: "unstructured", kind: "unstructured", content: "raw" }),
+          ],
+        };
+        return [first, second];
+      }
+
+      /** What a catalog must say of these batches' latest entries. */
+      function expectedCatalog(batches: readonly Batch[]): CatalogUser[] {
+        const users = new Map<string, CatalogUser>();
+        const latest = new Map<string, EntryRecord>();
+        for (const batch of batches) for (const entry of batch.entries) latest.set(entry.id, entry);
+        for (const entry of latest.values()) {
+          let u = users.get(entry.userId);
+          if (u === undefined) {
+            u = { userId: entry.userId, total: 0, active: 0, superseded: 0, deleted: 0, unstructured: 0, lastWriteAt: 0, maxSeq: 0 };
+            users.set(entry.userId, u);
+          }
+          u.total++;
+          u[entry.status]++;
+          u.lastWriteAt = Math.max(u.lastWriteAt, entry.updatedAt);
+          const named = /^([0-9a-f]{12})-[0-9a-f]{4}$/.exec(entry.id);
+          u.maxSeq = Math.max(u.maxSeq, entry.seq, named === null ? 0 : parseInt(named[1]!, 16));
+        }
+        return [...users.values()].sort((a, b) => (a.userId < b.userId ? -1 : 1));
+      }
+
+      const byUser = (users: CatalogUser[]): CatalogUser[] => [...users].sort((a, b) => (a.userId < b.userId ? -1 : 1));
+
+      /** Each user's part of the expected state. */
+      function expectedOf(batches: readonly Batch[], userId: string): Record<string, unknown>[] {
+        return expectedState(batches).filter((e) => e["userId"] === userId);
+      }
+
+      async function collect(iterable: AsyncIterable<EntryRecord>): Promise<EntryRecord[]> {
+        const out: EntryRecord[] = [];
+        for await (const entry of iterable) out.push(entry);
+        return out;
+      }
+
+      it("opens with a catalog of the users (counts, max seq) and loads each user's latest entries alone, in seq order", async () => {
+        const backend = await ctx.make();
+        if (!loadsUsers(backend)) return;
+        const fresh = await backend.openCatalog();
+        expect(fresh.users).toEqual([]);
+        expect(fresh.embedder).toBeNull();
+        expect(await backend.loadUser("user-1")).toEqual([]);
+        const history = usersHistory();
+        await backend.append([history[0]!]);
+        await backend.compactStored(EMBEDDER);
+        await backend.append([history[1]!]);
+        // What was appended since the open is seen at once, before and after a compaction.
+        for (const userId of ["user-1", "user-2", "user-3"]) expect((await backend.loadUser(userId)).map(plain)).toEqual(expectedOf(history, userId));
+        await backend.close();
+        const next = await ctx.reopen(backend);
+        if (!loadsUsers(next)) return;
+        const catalog = await next.openCatalog();
+        expect(catalog.embedder).toEqual(EMBEDDER);
+        expect(byUser(catalog.users)).toEqual(expectedCatalog(history));
+        for (const userId of ["user-1", "user-2", "user-3"]) expect((await next.loadUser(userId)).map(plain)).toEqual(expectedOf(history, userId));
+        expect(await next.loadUser("nobody")).toEqual([]);
+        expect((await collect(next.scan())).map(plain)).toEqual(expectedState(history));
+      });
+
+      it("compacts from what it holds: the same entries after compactStored, after a reopen, and after more writes", async () => {
+        const backend = await ctx.make();
+        if (!loadsUsers(backend)) return;
+        await backend.openCatalog();
+        const history = usersHistory();
+        await backend.append(history);
+        await backend.compactStored(EMBEDDER);
+        expect((await collect(backend.scan())).map(plain)).toEqual(expectedState(history));
+        const later: Batch = { entries: [makeEntry("e12", 12, { userId: "user-3" }), makeEntry("e1", 1, { status: "deleted", updatedAt: T0 + 70 })] };
+        await backend.append([later]);
+        await backend.compactStored(EMBEDDER);
+        const all = [...history, later];
+        expect((await collect(backend.scan())).map(plain)).toEqual(expectedState(all));
+        await backend.close();
+        const next = await ctx.reopen(backend);
+        if (!loadsUsers(next)) return;
+        const catalog = await next.openCatalog();
+        expect(byUser(catalog.users)).toEqual(expectedCatalog(all));
+        for (const userId of ["user-1", "user-2", "user-3"]) expect((await next.loadUser(userId)).map(plain)).toEqual(expectedOf(all, userId));
+        await next.close();
+        // What the catalog path wrote, load() reads the same.
+        const plainOpen = await ctx.reopen(next);
+        expect((await plainOpen.load()).entries.map(plain)).toEqual(expectedState(all));
+      });
     });
 
     options.additionalTests?.(ctx);

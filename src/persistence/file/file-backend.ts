@@ -1,16 +1,29 @@
 // The Node file backend: dual-slot snapshot + head, CRC-checked journal with group commit, crash-safe compaction, writer lock.
 
 import type { SyncMode, TornTail } from "../../types.ts";
-import type { BackendStats, Batch, EmbedderIdentity, LoadedState, PersistenceBackend, RefreshedState, SnapshotSource } from "../backend.ts";
+import type { EntryRecord } from "../../types.ts";
+import type {
+  BackendStats,
+  Batch,
+  EmbedderIdentity,
+  LoadedState,
+  PersistenceBackend,
+  RefreshedState,
+  SnapshotSource,
+  StoreCatalog,
+  UserLoading,
+} from "../backend.ts";
 import { MoomemError, describeError, invalidArgument } from "../../errors.ts";
 import { errorCode, type FileSystem, type WritableFile } from "./file-system.ts";
 import { NodeFileSystem, pathFromFileUrl } from "./node-file-system.ts";
 import { DEFAULT_LEASE_MS, FileLock, MAX_LEASE_MS, MIN_LEASE_MS } from "./file-lock.ts";
 import { HEAD, LOCK, STORE_FOLDER, TEMP_SUFFIX, journalName, slotName } from "./file-layout.ts";
-import { recoverStore, type RecoveredStore } from "./file-recovery.ts";
+import { recoverStore, type RecoveredStore, type RecoverySink } from "./file-recovery.ts";
 import { catchUp, followPoint, headIdentity, type FollowPoint } from "./file-follower.ts";
 import { encodeJournalHeader, encodeJournalRecord, JOURNAL_FORMAT_VERSION } from "./journal-format.ts";
-import { encodeSnapshot, SNAPSHOT_FORMAT_VERSION } from "./snapshot-format.ts";
+import { encodeSnapshot, encodeSnapshotStream, SNAPSHOT_FORMAT_VERSION } from "./snapshot-format.ts";
+import { UserIndex } from "./user-index.ts";
+import { checkReplacedLines, readUserEntries, storedEntries, type SnapshotPlace } from "./stored-entries.ts";
 import { concat, encodeUtf8 } from "../line-reader.ts";
 
 /** Options of {@link FileBackend}. */
@@ -129,7 +142,7 @@ type State = "new" | "loading" | "open" | "closed";
  * const mem = await MemoryStore.open("./memory", { backend });
  * ```
  */
-export class FileBackend implements PersistenceBackend {
+export class FileBackend implements PersistenceBackend, UserLoading {
   readonly location: string;
   readonly #dir: string;
   readonly #fs: FileSystem;
@@ -173,6 +186,8 @@ export class FileBackend implements PersistenceBackend {
   #tornTails: TornTail[] = [];
   /** A read-only open's place in the writer's files (see refresh). */
   #follow: FollowPoint | null = null;
+  /** Opened with `openCatalog()`: where each user's entries are (the entries themselves stay on disk). */
+  #index: UserIndex | null = null;
 
   constructor(dir: string, options: FileBackendOptions = {}) {
     if (typeof dir !== "string" || dir.trim().length === 0 || dir.includes("\0")) {
@@ -253,6 +268,129 @@ export class FileBackend implements PersistenceBackend {
     }
   }
 
+  /**
+   * Opens like `load()` (the same lock, recovery rules and refusals: every line is read and checked) but
+   * keeps only where each user's entries are (user-index.ts), not the entries: a store then loads a
+   * user with `loadUser`. Writable opens only (a read-only store follows its writer with `load()`).
+   */
+  async openCatalog(): Promise<StoreCatalog> {
+    if (this.#readOnly) {
+      throw invalidArgument(`openCatalog() is for writable opens; a read-only FileBackend (${this.location}) is opened with load(), which follows a writer`);
+    }
+    if (this.#state !== "new") {
+      throw new MoomemError(
+        this.#state === "closed" ? "STORE_CLOSED" : "INVALID_ARGUMENT",
+        `FileBackend.openCatalog() may be called once per instance (${this.location}); create a new FileBackend to open the store again`,
+      );
+    }
+    this.#state = "loading";
+    try {
+      const index = new UserIndex();
+      const sink: RecoverySink = {
+        snapshotEntry: (entry, line) => index.addSnapshot(entry, line.start, line.bytes.length),
+        journalEntry: (entry) => index.addJournal(entry, false),
+      };
+      const recovered = await this.#loadWritable(sink);
+      try {
+        await checkReplacedLines({ fs: this.#fs, dir: this.#dir, slot: recovered.slot === null ? null : slotName(recovered.slot) }, index);
+      } catch (error) {
+        if (this.#lock !== null) await releaseQuietly(this.#lock);
+        this.#lock = null;
+        if (error instanceof MoomemError) throw error;
+        throw new MoomemError("IO_FAILURE", `could not read the store in ${this.#dir} (${reason(error)}); ${ioAdvice(error)}, then open again`, {
+          cause: error,
+        });
+      }
+      if (this.#closing) {
+        if (this.#lock !== null) await releaseQuietly(this.#lock);
+        this.#lock = null;
+        throw new MoomemError("STORE_CLOSED", `the file backend for ${this.location} was closed while it was opening`);
+      }
+      this.#adopt(recovered);
+      this.#index = index;
+      this.#state = "open";
+      return {
+        users: index.catalog(),
+        embedder: recovered.embedder,
+        truncatedRecovered: recovered.truncatedRecovered,
+        tornTails: recovered.tornTails,
+        formatVersion: recovered.formatVersion,
+        outdated: recovered.formatVersion < SNAPSHOT_FORMAT_VERSION,
+        lastWriteAt: recovered.lastWriteAt,
+      };
+    } catch (error) {
+      this.#state = "closed";
+      throw error;
+    }
+  }
+
+  /** The snapshot in force, for reading through the user index. */
+  #place(): SnapshotPlace {
+    return { fs: this.#fs, dir: this.#dir, slot: this.#slot === null ? null : slotName(this.#slot) };
+  }
+
+  #assertIndexed(what: string): UserIndex {
+    if (this.#state === "closed" || this.#closing) throw new MoomemError("STORE_CLOSED", `cannot ${what}: the file backend for ${this.location} is closed`);
+    if (this.#state !== "open" || this.#index === null) {
+      throw new MoomemError("INVALID_ARGUMENT", `cannot ${what}: the file backend for ${this.location} was not opened with openCatalog()`);
+    }
+    if (this.#poison !== null) throw this.#poison;
+    return this.#index;
+  }
+
+  /** One user's entries (latest versions, seq order), read from the user's snapshot lines and the journal. */
+  loadUser(userId: string): Promise<EntryRecord[]> {
+    try {
+      this.#assertIndexed("load a user");
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    // After any write or compaction in flight: a compaction changes the snapshot the index points into.
+    return this.#exclusive(async () => {
+      const index = this.#assertIndexed("load a user");
+      try {
+        return await readUserEntries(this.#place(), index, userId);
+      } catch (error) {
+        if (error instanceof MoomemError) throw error;
+        throw new MoomemError("IO_FAILURE", `could not read user ${userId}'s entries in ${this.#dir} (${reason(error)}); ${ioAdvice(error)}, then retry`, {
+          cause: error,
+        });
+      }
+    });
+  }
+
+  /** Every entry, streamed in seq order (the store writes nothing while it iterates). */
+  async *scan(): AsyncGenerator<EntryRecord, void, undefined> {
+    const index = this.#assertIndexed("read every entry");
+    try {
+      yield* storedEntries(this.#place(), index);
+    } catch (error) {
+      if (error instanceof MoomemError) throw error;
+      throw new MoomemError("IO_FAILURE", `could not read the entries in ${this.#dir} (${reason(error)}); ${ioAdvice(error)}, then retry`, { cause: error });
+    }
+  }
+
+  /** Compaction from the store's own files: the snapshot in force merged with the journal, streamed into the new slot. */
+  compactStored(embedder: EmbedderIdentity): Promise<void> {
+    let index: UserIndex;
+    try {
+      this.#assertUsable("compact");
+      index = this.#assertIndexed("compact");
+      checkEmbedder(embedder);
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    return this.#exclusive(async () => {
+      const place = this.#place();
+      await this.#compactNow((gen, next) =>
+        encodeSnapshotStream({ gen, clock: this.#lastWriteAt }, index.count, embedder, storedEntries(place, index), (e, start, length) =>
+          next?.addSnapshot(e, start, length),
+        ),
+      );
+      this.#embedder = { id: embedder.id, dim: embedder.dim };
+    });
+  }
+
   /** Takes over what a full read found. */
   #adopt(recovered: RecoveredStore): void {
     this.#gen = recovered.gen;
@@ -326,7 +464,7 @@ export class FileBackend implements PersistenceBackend {
     }
   }
 
-  async #loadWritable(): Promise<RecoveredStore> {
+  async #loadWritable(sink: RecoverySink | null = null): Promise<RecoveredStore> {
     const fs = this.#fs;
     await this.#checkPath();
     try {
@@ -344,7 +482,7 @@ export class FileBackend implements PersistenceBackend {
       throw new MoomemError("IO_FAILURE", `could not take the writer lock in ${this.#dir} (${reason(error)}); ${ioAdvice(error)}`, { cause: error });
     }
     try {
-      const recovered = await recoverStore(fs, this.#dir);
+      const recovered = await recoverStore(fs, this.#dir, sink);
       await this.#countLockFiles(recovered.sizes);
       this.#lock = lock;
       this.#pending = recovered;
@@ -561,6 +699,7 @@ export class FileBackend implements PersistenceBackend {
     this.#journalSize = start + bytes.length;
     this.#sizes.set(name, this.#journalSize);
     this.#lastWriteAt = Number.isFinite(time) ? Math.max(0, Math.round(time)) : 0;
+    if (this.#index !== null) for (const batch of batches) for (const entry of batch.entries) this.#index.addJournal(entry, true);
     if (this.#sync === "interval") this.#scheduleSync();
   }
 
@@ -636,9 +775,7 @@ export class FileBackend implements PersistenceBackend {
       this.#assertUsable("compact");
       if (typeof source !== "object" || source === null) throw invalidArgument("compact takes { embedder, count, entries }");
       const { embedder, count, entries } = source;
-      if (typeof embedder !== "object" || embedder === null || typeof embedder.id !== "string" || !Number.isSafeInteger(embedder.dim) || embedder.dim < 0) {
-        throw invalidArgument(`compact needs embedder { id: string, dim: integer }, got ${JSON.stringify(embedder) ?? String(embedder)}`);
-      }
+      checkEmbedder(embedder);
       if (!Number.isSafeInteger(count) || count < 0) throw invalidArgument(`compact needs count to be a whole number ≥ 0, got ${String(count)}`);
       if (entries === null || typeof (entries as Partial<Iterable<unknown>>)[Symbol.iterator] !== "function") {
         throw invalidArgument("compact needs entries to be an iterable of entries in seq order");
@@ -646,10 +783,25 @@ export class FileBackend implements PersistenceBackend {
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
-    return this.#exclusive(() => this.#compactNow(source));
+    // Opened with openCatalog(): the new snapshot's user index is built as it is written.
+    if (this.#index !== null) {
+      return this.#exclusive(async () => {
+        await this.#compactNow((gen, next) =>
+          encodeSnapshotStream({ gen, clock: this.#lastWriteAt }, source.count, source.embedder, source.entries, (e, start, length) =>
+            next?.addSnapshot(e, start, length),
+          ),
+        );
+        this.#embedder = { id: source.embedder.id, dim: source.embedder.dim };
+      });
+    }
+    return this.#exclusive(() => this.#compactNow((gen) => encodeSnapshot({ gen, clock: this.#lastWriteAt }, source)));
   }
 
-  async #compactNow(source: SnapshotSource): Promise<void> {
+  /**
+   * `lines`: the new snapshot's lines for generation `gen`; with a user index, `next` is the new
+   * snapshot's index, to fill as the lines are written (it replaces the current one at the commit).
+   */
+  async #compactNow(lines: (gen: number, next: UserIndex | null) => Iterable<Uint8Array> | AsyncIterable<Uint8Array>): Promise<void> {
     if (this.#poison !== null) throw this.#poison;
     await this.#acceptNow();
     await this.#holdLock();
@@ -664,8 +816,9 @@ export class FileBackend implements PersistenceBackend {
 
     // Until head is renamed nothing is committed: a failure leaves the current snapshot + journal in force.
     let slotSize: number;
+    const nextIndex = this.#index === null ? null : new UserIndex();
     try {
-      slotSize = await this.#writeSnapshot(`${dir}/${slotFile}${TEMP_SUFFIX}`, nextGen, source);
+      slotSize = await this.#writeSnapshot(`${dir}/${slotFile}${TEMP_SUFFIX}`, lines(nextGen, nextIndex));
       // Each rename below changes a name a successor would use: none is made without the lock.
       await this.#holdLock(true);
       await fs.rename(`${dir}/${slotFile}${TEMP_SUFFIX}`, `${dir}/${slotFile}`);
@@ -702,6 +855,7 @@ export class FileBackend implements PersistenceBackend {
     const headerSize = encodeUtf8(encodeJournalHeader(nextGen)).length;
     this.#gen = nextGen;
     this.#slot = target;
+    if (nextIndex !== null) this.#index = nextIndex;
     this.#records = 0;
     this.#synced = 0;
     this.#journalVersion = JOURNAL_FORMAT_VERSION;
@@ -732,20 +886,22 @@ export class FileBackend implements PersistenceBackend {
     }
   }
 
-  /** Streams the snapshot into `path`, syncs and closes it; returns its size. */
-  async #writeSnapshot(path: string, gen: number, source: SnapshotSource): Promise<number> {
+  /** Streams the snapshot's lines into `path`, syncs and closes it; returns its size. */
+  async #writeSnapshot(path: string, source: Iterable<Uint8Array> | AsyncIterable<Uint8Array>): Promise<number> {
     const file = await this.#fs.open(path, "create");
     let position = 0;
     let closed = false;
     try {
       let pending: Uint8Array[] = [];
       let pendingBytes = 0;
-      const lines = encodeSnapshot({ gen, clock: this.#lastWriteAt }, source);
+      const lines = Symbol.asyncIterator in source ? source[Symbol.asyncIterator]() : source[Symbol.iterator]();
       for (;;) {
-        let next: IteratorResult<Uint8Array, void>;
+        let next: IteratorResult<Uint8Array, unknown>;
         try {
-          next = lines.next();
+          next = await lines.next();
         } catch (error) {
+          // The store's own files (compactStored) report their own damage and read errors.
+          if (error instanceof MoomemError || errorCode(error) !== undefined) throw error;
           throw invalidArgument(`compaction got a bad snapshot source: ${describeError(error)}; the store is unchanged`);
         }
         if (next.done === true) break;
@@ -922,6 +1078,12 @@ export class FileBackend implements PersistenceBackend {
     const journal = this.#journal;
     this.#journal = null;
     if (journal !== null) await closeQuietly(journal);
+  }
+}
+
+function checkEmbedder(embedder: EmbedderIdentity): void {
+  if (typeof embedder !== "object" || embedder === null || typeof embedder.id !== "string" || !Number.isSafeInteger(embedder.dim) || embedder.dim < 0) {
+    throw invalidArgument(`compact needs embedder { id: string, dim: integer }, got ${JSON.stringify(embedder) ?? String(embedder)}`);
   }
 }
 

@@ -7,7 +7,7 @@ import { errorCode, type FileSystem } from "./file-system.ts";
 import { FormatError } from "./format-error.ts";
 import { HEAD, isOwnTempFile, journalGen, journalName, parseHead, slotName } from "./file-layout.ts";
 import { JournalScanner, type JournalScan } from "./journal-format.ts";
-import { splitLines } from "../line-reader.ts";
+import { splitLines, type RawLine } from "../line-reader.ts";
 import { SEED_SNAPSHOT_VERSION, SNAPSHOT_FORMAT_VERSION, SnapshotScanner, type SnapshotScan } from "./snapshot-format.ts";
 import { describeTornTail } from "./torn-tail.ts";
 
@@ -65,12 +65,12 @@ async function guardRead<T>(dir: string, name: string, read: () => Promise<T>): 
   }
 }
 
-async function scanSlot(fs: FileSystem, dir: string, name: string, onEntry: ((entry: EntryRecord) => void) | null): Promise<SnapshotScan> {
+async function scanSlot(fs: FileSystem, dir: string, name: string, onEntry: ((entry: EntryRecord, line: RawLine) => void) | null): Promise<SnapshotScan> {
   return guardRead(dir, name, async () => {
     const scanner = new SnapshotScanner({ decode: onEntry !== null });
     for await (const line of splitLines(fs.readChunks(`${dir}/${name}`))) {
       const entry = scanner.accept(line);
-      if (entry !== null && onEntry !== null) onEntry(entry);
+      if (entry !== null && onEntry !== null) onEntry(entry, line);
     }
     return scanner.finish();
   });
@@ -88,6 +88,18 @@ async function scanJournal(fs: FileSystem, dir: string, name: string, gen: numbe
 }
 
 /**
+ * Where a read hands the entries, instead of keeping the latest version of each (a store that loads its
+ * users when asked keeps only where each entry is: see user-index.ts). A throw becomes `STORE_CORRUPTED`
+ * naming the file, as a line's own damage does.
+ */
+export interface RecoverySink {
+  /** An entry of the snapshot in force, with its line (in file order, which is seq order). */
+  snapshotEntry(entry: EntryRecord, line: RawLine): void;
+  /** An entry of the journal, in the order recovery applies them. */
+  journalEntry(entry: EntryRecord): void;
+}
+
+/**
  * Reads the store in `dir` (the `moomem` folder) and applies the recovery
  * rules; throws `STORE_CORRUPTED` or `IO_FAILURE` and never writes.
  *
@@ -99,7 +111,7 @@ async function scanJournal(fs: FileSystem, dir: string, name: string, gen: numbe
  *   lines only with its last line); a torn tail, an operation left unfinished
  *   at the end included, is reported, damage throws.
  */
-export async function recoverStore(fs: FileSystem, dir: string): Promise<RecoveredStore> {
+export async function recoverStore(fs: FileSystem, dir: string, sink: RecoverySink | null = null): Promise<RecoveredStore> {
   const names = await guardRead(dir, ".", () => fs.readdir(dir));
   const present = new Set(names ?? []);
   const journals = new Map<number, string>();
@@ -109,8 +121,9 @@ export async function recoverStore(fs: FileSystem, dir: string): Promise<Recover
   }
 
   const latest = new Map<string, EntryRecord>();
-  const put = (entry: EntryRecord): void => {
-    latest.set(entry.id, entry);
+  const put = (entry: EntryRecord, line: RawLine): void => {
+    if (sink === null) latest.set(entry.id, entry);
+    else sink.snapshotEntry(entry, line);
   };
 
   let slot: 0 | 1 | null;
@@ -135,7 +148,10 @@ export async function recoverStore(fs: FileSystem, dir: string): Promise<Recover
   let journal: (JournalScan & { size: number }) | null = null;
   if (present.has(journalFile)) {
     const scan = await scanJournal(fs, dir, journalFile, gen, (entries) => {
-      for (const entry of entries) put(entry);
+      for (const entry of entries) {
+        if (sink === null) latest.set(entry.id, entry);
+        else sink.journalEntry(entry);
+      }
     });
     const size = await guardRead(dir, journalFile, () => fs.size(`${dir}/${journalFile}`));
     journal = { ...scan, size: size ?? scan.goodEnd };

@@ -75,6 +75,11 @@ export interface FileSystem {
    */
   readChunks(path: string, from?: number): AsyncIterable<Uint8Array>;
   /**
+   * Optional: the bytes at each of these ranges of one file, read through one open handle (loading one
+   * user reads its lines where the snapshot holds them). Without it, each range is read with `readChunks`.
+   */
+  readRanges?(path: string, ranges: readonly { start: number; length: number }[]): Promise<Uint8Array[]>;
+  /**
    * Opens a file for writing: `"create"` creates it (mode 0600, private to
    * the user) or empties it, `"existing"` opens it as it is.
    */

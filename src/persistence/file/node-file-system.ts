@@ -152,6 +152,26 @@ export class NodeFileSystem implements FileSystem {
     return { kind, size: Number(st.size), mtimeMs: Number(st.mtimeNs / 1_000_000n), id: `${st.dev}:${st.ino}` };
   }
 
+  async readRanges(path: string, ranges: readonly { start: number; length: number }[]): Promise<Uint8Array[]> {
+    const handle = await fsp.open(path, "r");
+    try {
+      const out: Uint8Array[] = [];
+      for (const { start, length } of ranges) {
+        const buffer = new Uint8Array(length);
+        let done = 0;
+        while (done < length) {
+          const { bytesRead } = await handle.read(buffer, done, length - done, start + done);
+          if (bytesRead === 0) break;
+          done += bytesRead;
+        }
+        out.push(done === length ? buffer : buffer.subarray(0, done));
+      }
+      return out;
+    } finally {
+      await handle.close();
+    }
+  }
+
   async readFile(path: string): Promise<Uint8Array | null> {
     try {
       return await fsp.readFile(path);

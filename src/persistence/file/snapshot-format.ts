@@ -243,3 +243,37 @@ export class SnapshotScanner {
 }
 
 const NEWLINE = new Uint8Array([10]);
+
+/**
+ * {@link encodeSnapshot} for entries that come from a stream (a compaction from the store's own files),
+ * with the same checks; `onLine` learns where each entry's line is in the file (its start, and its
+ * length without the newline), so the new snapshot's user index is built as it is written.
+ */
+export async function* encodeSnapshotStream(
+  meta: SnapshotMeta,
+  count: number,
+  embedder: EmbedderIdentity,
+  entries: Iterable<EntryRecord> | AsyncIterable<EntryRecord>,
+  onLine: (entry: EntryRecord, start: number, length: number) => void,
+): AsyncGenerator<Uint8Array, void, undefined> {
+  if (!isCount(count)) throw new Error(`snapshot count must be a non-negative integer, got ${String(count)}`);
+  const header = encodeUtf8(encodeSnapshotHeader(meta, count, embedder));
+  let crc = crc32Update(0, header);
+  let position = header.length;
+  yield header;
+  let written = 0;
+  let lastSeq = -Infinity;
+  for await (const entry of entries) {
+    if (!(entry.seq > lastSeq)) throw new Error(`snapshot entries must come in increasing seq order: seq ${entry.seq} came after ${lastSeq}`);
+    lastSeq = entry.seq;
+    written++;
+    if (written > count) break;
+    const line = encodeUtf8(`${entryJsonText(entry, true)}\n`);
+    crc = crc32Update(crc, line);
+    onLine(entry, position, line.length - 1);
+    position += line.length;
+    yield line;
+  }
+  if (written !== count) throw new Error(`the snapshot source promised ${count} entries but gave ${written > count ? "more" : written}`);
+  yield encodeUtf8(encodeSnapshotFooter(written, crc));
+}

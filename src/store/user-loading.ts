@@ -1,0 +1,94 @@
+// Loads a user's entries on the user's first call (backends with the UserLoading capability), and unloads the least recently used under a bound.
+
+import type { EntryRecord } from "../types.ts";
+import type { PersistenceBackend, UserLoading } from "../persistence/backend.ts";
+import { callBackend } from "../validation/plugin-checks.ts";
+import type { EntryState } from "../state/entry-state.ts";
+import { withLifecycle } from "../state/lifecycle.ts";
+
+/**
+ * Which users are in memory. Every call for a user runs inside {@link use}: the user is pinned (never
+ * unloaded) from before its entries are loaded until the call settled, which for a write is once it is
+ * durable or rolled back; so a user with a write pending is never unloaded. Concurrent calls for a user
+ * being loaded share one load. With `maxLoaded`, once a call ends the least recently used users beyond
+ * the bound are unloaded (README, "Many users: loading a user when asked").
+ */
+export class UserLoader {
+  readonly #state: EntryState;
+  readonly #backend: (PersistenceBackend & UserLoading) | null;
+  readonly #maxLoaded: number | null;
+  readonly #loading = new Map<string, Promise<void>>();
+  readonly #pins = new Map<string, number>();
+  /** Loaded users, least recently used first (a Map keeps insertion order: a use moves the user to the end). */
+  readonly #recent = new Map<string, true>();
+
+  /** `backend`: null when every user was loaded at open (a backend without the capability). */
+  constructor(state: EntryState, backend: (PersistenceBackend & UserLoading) | null, maxLoaded: number | null) {
+    this.#state = state;
+    this.#backend = backend;
+    this.#maxLoaded = maxLoaded;
+  }
+
+  /** Whether users are loaded when asked (false: the whole store was read at open). */
+  get perUser(): boolean {
+    return this.#backend !== null;
+  }
+
+  /** Runs `fn` with these users loaded and pinned; afterwards, unloads beyond the bound. */
+  async use<T>(userIds: string | readonly string[], fn: () => Promise<T>): Promise<T> {
+    if (this.#backend === null) return fn();
+    const users = typeof userIds === "string" ? [userIds] : [...new Set(userIds)];
+    for (const u of users) this.#pins.set(u, (this.#pins.get(u) ?? 0) + 1);
+    try {
+      for (const u of users) await this.#ensure(u);
+      return await fn();
+    } finally {
+      for (const u of users) {
+        const n = this.#pins.get(u)! - 1;
+        if (n === 0) this.#pins.delete(u);
+        else this.#pins.set(u, n);
+      }
+      this.#evict();
+    }
+  }
+
+  /** Loaded users now (every user with entries in memory). */
+  get loadedCount(): number {
+    let n = 0;
+    for (const _ of this.#state.loadedUsers()) n++;
+    return n;
+  }
+
+  async #ensure(userId: string): Promise<void> {
+    this.#recent.delete(userId);
+    this.#recent.set(userId, true);
+    if (!this.#state.isCold(userId)) return;
+    let loading = this.#loading.get(userId);
+    if (loading === undefined) {
+      loading = this.#load(userId).finally(() => this.#loading.delete(userId));
+      this.#loading.set(userId, loading);
+    }
+    await loading;
+  }
+
+  async #load(userId: string): Promise<void> {
+    const backend = this.#backend!;
+    const records: EntryRecord[] = await callBackend(backend.location, `loading user ${userId}`, () => backend.loadUser(userId));
+    // Checked, as every entry an open reads (see state/entry-state.ts, `load`); the user stays unloaded if one is refused.
+    if (this.#state.isCold(userId)) this.#state.loadUser(userId, records.map(withLifecycle));
+  }
+
+  /** Unloads the least recently used users beyond the bound, skipping any in use (pinned) or being loaded. */
+  #evict(): void {
+    const max = this.#maxLoaded;
+    if (max === null) return;
+    let excess = this.loadedCount - max;
+    if (excess <= 0) return;
+    for (const userId of [...this.#recent.keys()]) {
+      if (excess <= 0) break;
+      if (this.#pins.has(userId) || this.#loading.has(userId)) continue;
+      this.#recent.delete(userId);
+      if (this.#state.unloadUser(userId)) excess--;
+    }
+  }
+}
