@@ -328,3 +328,16 @@ export type SyncMode = "always" | "interval" | "none";
 
 /** Recall route selection. */
 export type RecallMode = "hybrid" | "vector" | "keyword";
+
+/** One user of a store, as `MemoryStore.users()` lists them. */
+export interface UserSummary {
+  userId: string;
+  /** Entries of every status. */
+  total: number;
+  active: number;
+  superseded: number;
+  deleted: number;
+  unstructured: number;
+  /** ms since epoch of the user's latest change: the largest `updatedAt` among their entries. */
+  lastWriteAt: number;
+}

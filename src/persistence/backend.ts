@@ -1,6 +1,6 @@
 // The interface every persistence backend (memory, files, IndexedDB) implements.
 
-import type { EntryRecord, TornTail } from "../types.ts";
+import type { EntryRecord, TornTail, UserSummary } from "../types.ts";
 
 /** Identity of the embedding space a store's vectors live in. */
 export interface EmbedderIdentity {
@@ -87,16 +87,7 @@ export interface SnapshotSource {
  * One user as a backend's catalog lists it: what `users()` and `stats()` report for a user whose entries
  * are not loaded, and the largest seq the user's entries hold, so new entries never reuse one.
  */
-export interface CatalogUser {
-  userId: string;
-  /** Entries of every status (the latest version of each). */
-  total: number;
-  active: number;
-  superseded: number;
-  deleted: number;
-  unstructured: number;
-  /** The largest `updatedAt` among the user's entries (0 when none). */
-  lastWriteAt: number;
+export interface CatalogUser extends UserSummary {
   /** The largest seq among the user's entries, and among the seqs their ids name (an imported id may name one not reached yet). */
   maxSeq: number;
 }

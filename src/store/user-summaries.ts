@@ -1,19 +1,8 @@
 // Per-user overview of a store: how many entries each user has in each status, and when they last changed.
 
-import type { EntryRecord } from "../types.ts";
+import type { EntryRecord, UserSummary } from "../types.ts";
 
-/** One user of a store, as {@link MemoryStore.users} lists them. */
-export interface UserSummary {
-  userId: string;
-  /** Entries of every status. */
-  total: number;
-  active: number;
-  superseded: number;
-  deleted: number;
-  unstructured: number;
-  /** ms since epoch of the user's latest change: the largest `updatedAt` among their entries. */
-  lastWriteAt: number;
-}
+export type { UserSummary } from "../types.ts";
 
 /**
  * Counts each user's entries per status in one pass over their entries (no index is built).

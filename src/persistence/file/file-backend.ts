@@ -245,23 +245,7 @@ export class FileBackend implements PersistenceBackend, UserLoading {
     this.#state = "loading";
     try {
       const recovered = this.#readOnly ? await this.#loadReadOnly() : await this.#loadWritable();
-      if (this.#closing) {
-        // close() was called while this load was running: give back what it took.
-        if (this.#lock !== null) await releaseQuietly(this.#lock);
-        this.#lock = null;
-        throw new MoomemError("STORE_CLOSED", `the file backend for ${this.location} was closed while it was opening`);
-      }
-      this.#adopt(recovered);
-      this.#state = "open";
-      return {
-        entries: recovered.entries,
-        embedder: recovered.embedder,
-        truncatedRecovered: recovered.truncatedRecovered,
-        tornTails: recovered.tornTails,
-        formatVersion: recovered.formatVersion,
-        outdated: recovered.formatVersion < SNAPSHOT_FORMAT_VERSION,
-        lastWriteAt: recovered.lastWriteAt,
-      };
+      return { entries: recovered.entries, ...(await this.#opened(recovered)) };
     } catch (error) {
       this.#state = "closed";
       throw error;
@@ -301,23 +285,9 @@ export class FileBackend implements PersistenceBackend, UserLoading {
           cause: error,
         });
       }
-      if (this.#closing) {
-        if (this.#lock !== null) await releaseQuietly(this.#lock);
-        this.#lock = null;
-        throw new MoomemError("STORE_CLOSED", `the file backend for ${this.location} was closed while it was opening`);
-      }
-      this.#adopt(recovered);
+      const opened = await this.#opened(recovered);
       this.#index = index;
-      this.#state = "open";
-      return {
-        users: index.catalog(),
-        embedder: recovered.embedder,
-        truncatedRecovered: recovered.truncatedRecovered,
-        tornTails: recovered.tornTails,
-        formatVersion: recovered.formatVersion,
-        outdated: recovered.formatVersion < SNAPSHOT_FORMAT_VERSION,
-        lastWriteAt: recovered.lastWriteAt,
-      };
+      return { users: index.catalog(), ...opened };
     } catch (error) {
       this.#state = "closed";
       throw error;
@@ -389,6 +359,28 @@ export class FileBackend implements PersistenceBackend, UserLoading {
       );
       this.#embedder = { id: embedder.id, dim: embedder.dim };
     });
+  }
+
+  /**
+   * Ends an open that read `recovered`: unless close() was called meanwhile (then it gives back the lock
+   * and throws STORE_CLOSED), takes it over and reports what `load()` and `openCatalog()` both report.
+   */
+  async #opened(recovered: RecoveredStore): Promise<Omit<LoadedState, "entries">> {
+    if (this.#closing) {
+      if (this.#lock !== null) await releaseQuietly(this.#lock);
+      this.#lock = null;
+      throw new MoomemError("STORE_CLOSED", `the file backend for ${this.location} was closed while it was opening`);
+    }
+    this.#adopt(recovered);
+    this.#state = "open";
+    return {
+      embedder: recovered.embedder,
+      truncatedRecovered: recovered.truncatedRecovered,
+      tornTails: recovered.tornTails,
+      formatVersion: recovered.formatVersion,
+      outdated: recovered.formatVersion < SNAPSHOT_FORMAT_VERSION,
+      lastWriteAt: recovered.lastWriteAt,
+    };
   }
 
   /** Takes over what a full read found. */
