@@ -1,6 +1,16 @@
 // The PostgreSQL backend: entries as rows, a per-user event log and version, one transaction per write group, shareable by many servers.
 
-import type { BackendStats, Batch, EmbedderIdentity, LoadedState, PersistenceBackend, SnapshotSource } from "../backend.ts";
+import type {
+  BackendStats,
+  Batch,
+  CatalogUser,
+  EmbedderIdentity,
+  LoadedState,
+  PersistenceBackend,
+  SnapshotSource,
+  StoreCatalog,
+  UserLoading,
+} from "../backend.ts";
 import type { EntryRecord, EntryStatus } from "../../types.ts";
 import { ENTRY_STATUSES } from "../../types.ts";
 import { MoomemError, describeError, invalidArgument } from "../../errors.ts";
@@ -138,7 +148,7 @@ interface Landmark {
  * const mem = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool }) });
  * ```
  */
-export class PostgresBackend implements PersistenceBackend {
+export class PostgresBackend implements PersistenceBackend, UserLoading {
   readonly location: string;
   /** The schema the tables live in. */
   readonly schema: string;
@@ -166,6 +176,10 @@ export class PostgresBackend implements PersistenceBackend {
   #touched = new Set<string>();
   /** Events written since the last trim; at `keepEvents` the store is asked to compact (which trims). */
   #eventsSinceTrim = 0;
+  /** The meta row as last read: its row version (`xmin`, new with every write, which updates the row) and the row format. */
+  #meta: { stamp: string; format: number } | null = null;
+  /** The version of each user as of what this backend last read of it (the whole store at load, a user by `readUser`, changes by `refresh()`). */
+  #versions = new Map<string, number>();
 
   constructor(options: PostgresBackendOptions) {
     if (typeof options !== "object" || options === null) {
@@ -241,34 +255,64 @@ export class PostgresBackend implements PersistenceBackend {
   }
 
   async load(): Promise<LoadedState> {
-    if (this.#state !== "new") {
-      throw new MoomemError(
-        "STORE_CLOSED",
-        `${this.location}: load() was already called on this backend; create a new PostgresBackend to open the store again`,
+    return this.#open(
+      "load",
+      () => this.#readAll(),
+      () => ({ entries: [] }),
+    );
+  }
+
+  /**
+   * {@link load} without the entries (per-user loading, README "Many users: loading a user when asked"):
+   * takes over as the writer and reads, in one snapshot, the meta row and per user the counts by status,
+   * the largest `updatedAt`, and the largest seq stored or named by an id. The counting runs in
+   * PostgreSQL (one grouped scan of `entries`); no entry row leaves the database.
+   */
+  async openCatalog(): Promise<StoreCatalog> {
+    return this.#open(
+      "load",
+      () => this.#readCatalog(),
+      () => ({ users: [] }),
+    );
+  }
+
+  /**
+   * The latest version of each of the user's entries, in seq order (`[]` for an unknown user): the
+   * entries of {@link readUser}. Remembers the version they are current as of.
+   */
+  async loadUser(userId: string): Promise<EntryRecord[]> {
+    const { version, entries } = await this.readUser(userId);
+    this.#versions.set(userId, version);
+    return entries;
+  }
+
+  /**
+   * Every entry, latest version of each, in seq order, fetched `PAGE_ROWS` at a time (keyset on the
+   * unique seq; each page its own query, so no transaction stays open while the caller iterates).
+   */
+  async *scan(): AsyncGenerator<EntryRecord> {
+    this.#checkUsable("scan");
+    await this.#connect();
+    if (this.#schemaFound === 0) return;
+    let after = -1;
+    for (;;) {
+      const rows = await this.#run("scan", (db) =>
+        db.query(`SELECT ${ENTRY_COLUMNS} FROM ${this.#s}.entries WHERE seq > $1 ORDER BY seq LIMIT ${PAGE_ROWS}`, [after]),
       );
+      const page = rows.map((row) => this.#entryFromRow(row));
+      yield* page;
+      if (page.length < PAGE_ROWS) return;
+      after = page[page.length - 1]!.seq;
     }
-    this.#state = "loading";
-    try {
-      const client = await this.#connect();
-      if (this.#schemaFound === 0) {
-        // Read-only open of a schema nobody created: an empty store, and nothing created.
-        this.#state = "open";
-        return { entries: [], embedder: null, truncatedRecovered: 0, formatVersion: POSTGRES_FORMAT_VERSION, lastWriteAt: null };
-      }
-      if (!this.#readOnly) {
-        const rows = await this.#run("load (take over as the writer)", (db) =>
-          db.query(`UPDATE ${this.#s}.meta SET writer_epoch = writer_epoch + 1 WHERE id = 1 RETURNING writer_epoch`),
-        );
-        this.#epoch = Number(numeric(rows[0]?.["writer_epoch"]));
-      }
-      const state = await this.#readAll(client);
-      this.#state = "open";
-      return state;
-    } catch (error) {
-      this.#state = "closed";
-      await this.#shutdown();
-      throw error;
-    }
+  }
+
+  /**
+   * {@link compact} for a store that holds only some users: the rows are current already (every append
+   * replaced the rows it touched), so this records the embedder identity and trims the event logs.
+   */
+  async compactStored(embedder: EmbedderIdentity): Promise<void> {
+    this.#writable("compact");
+    await this.#compact({ id: embedder.id, dim: embedder.dim }, null);
   }
 
   async append(batches: readonly Batch[]): Promise<void> {
@@ -296,8 +340,12 @@ export class PostgresBackend implements PersistenceBackend {
    */
   async compact(source: SnapshotSource): Promise<void> {
     this.#writable("compact");
-    const embedder = { id: source.embedder.id, dim: source.embedder.dim };
-    const changed = this.#embedder !== null && (this.#embedder.id !== embedder.id || this.#embedder.dim !== embedder.dim);
+    await this.#compact({ id: source.embedder.id, dim: source.embedder.dim }, source);
+  }
+
+  /** Records `embedder`, rewrites every entry of `source` when the identity changed (`null`: never), trims the logs. */
+  async #compact(embedder: EmbedderIdentity, source: SnapshotSource | null): Promise<void> {
+    const changed = source !== null && this.#embedder !== null && (this.#embedder.id !== embedder.id || this.#embedder.dim !== embedder.dim);
     const entries = changed ? [...source.entries] : [];
     const trim = [...this.#touched];
     const at = Date.now();
@@ -341,11 +389,12 @@ export class PostgresBackend implements PersistenceBackend {
   // ---- per-user reads: the ground for per-user loading and many writers ----
 
   /** The user's entries (latest version of each, in `seq` order) and the version they are current as of, read in one snapshot. */
-  async loadUser(userId: string): Promise<LoadedUser> {
-    checkUser(userId, "loadUser");
-    this.#checkUsable("loadUser");
+  async readUser(userId: string): Promise<LoadedUser> {
+    checkUser(userId, "readUser");
+    this.#checkUsable("readUser");
     await this.#connect();
-    return this.#run("loadUser", (db) =>
+    if (this.#schemaFound === 0) return { version: 0, entries: [] };
+    return this.#run("readUser", (db) =>
       db.transaction(async (tx) => {
         await tx.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
         const [user] = await tx.query(`SELECT version FROM ${this.#s}.users WHERE user_id = $1`, [userId]);
@@ -669,14 +718,91 @@ export class PostgresBackend implements PersistenceBackend {
     );
   }
 
-  async #readAll(client: SqlClient): Promise<LoadedState> {
-    const { meta, entries } = await this.#run("load", (db) =>
+  /**
+   * The first (and only) read of the backend, by `load()` or `openCatalog()`: connects, takes over as
+   * the writer unless read-only, then `read`s. A read-only open of a schema nobody created is an empty
+   * store (`empty` gives the rest), and creates nothing.
+   */
+  async #open<T extends object>(what: string, read: () => Promise<T>, empty: () => T): Promise<T & Omit<LoadedState, "entries">> {
+    if (this.#state !== "new") {
+      throw new MoomemError(
+        "STORE_CLOSED",
+        `${this.location}: ${what}() was already called on this backend (a backend opens once); create a new PostgresBackend to open the store again`,
+      );
+    }
+    this.#state = "loading";
+    try {
+      const client = await this.#connect();
+      if (this.#schemaFound === 0) {
+        this.#state = "open";
+        return { ...empty(), embedder: null, truncatedRecovered: 0, formatVersion: POSTGRES_FORMAT_VERSION, lastWriteAt: null };
+      }
+      if (!this.#readOnly) {
+        const rows = await this.#run(`${what} (take over as the writer)`, (db) =>
+          db.query(`UPDATE ${this.#s}.meta SET writer_epoch = writer_epoch + 1 WHERE id = 1 RETURNING writer_epoch`),
+        );
+        this.#epoch = Number(numeric(rows[0]?.["writer_epoch"]));
+      }
+      const state = await read();
+      const meta = this.#meta!;
+      await this.#refreshSize(true, client);
+      this.#state = "open";
+      return { ...state, embedder: this.#embedder, truncatedRecovered: 0, formatVersion: meta.format, lastWriteAt: this.#lastWriteAt };
+    } catch (error) {
+      this.#state = "closed";
+      await this.#shutdown();
+      throw error;
+    }
+  }
+
+  /** Every entry and every user's version, in one snapshot. */
+  async #readAll(): Promise<{ entries: EntryRecord[] }> {
+    return this.#run("load", (db) =>
       db.transaction(async (tx) => {
         await tx.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
-        const [meta] = await tx.query(`SELECT format, embedder_id, embedder_dim, last_write_at FROM ${this.#s}.meta WHERE id = 1`);
-        return { meta, entries: await this.#pages(tx, "", []) };
+        await this.#readMeta(tx);
+        this.#versions = await this.#userVersions(tx);
+        return { entries: await this.#pages(tx, "", []) };
       }),
     );
+  }
+
+  /** Per user, counts by status, the largest updatedAt and the largest seq stored or named by an id (see user-catalog.ts), in one snapshot. */
+  async #readCatalog(): Promise<{ users: CatalogUser[] }> {
+    const counts = ENTRY_STATUSES.map((s) => `count(*) FILTER (WHERE status = '${s}') AS "${s}"`).join(", ");
+    const rows = await this.#run("load (the catalog of users)", (db) =>
+      db.transaction(async (tx) => {
+        await tx.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+        await this.#readMeta(tx);
+        this.#versions = await this.#userVersions(tx);
+        // An id of moomem's shape names a seq in its first 12 hex digits (user-catalog.ts, seqNamedById).
+        return tx.query(
+          `SELECT user_id, count(*) AS total, ${counts}, max(updated_at) AS last_write_at, max(seq) AS max_seq,
+             max(CASE WHEN id ~ '^[0-9a-f]{12}-[0-9a-f]{4}$' THEN ('x' || lpad(left(id, 12), 16, '0'))::bit(64)::bigint END) AS named_seq
+           FROM ${this.#s}.entries GROUP BY user_id`,
+        );
+      }),
+    );
+    const users = rows.map((row): CatalogUser => {
+      const user: CatalogUser = {
+        userId: String(row["user_id"]),
+        total: Number(numeric(row["total"])),
+        active: 0,
+        superseded: 0,
+        deleted: 0,
+        unstructured: 0,
+        lastWriteAt: Number(numeric(row["last_write_at"])),
+        maxSeq: Math.max(Number(numeric(row["max_seq"])), Number(numeric(row["named_seq"] ?? 0))),
+      };
+      for (const s of ENTRY_STATUSES) user[s] = Number(numeric(row[s]));
+      return user;
+    });
+    return { users };
+  }
+
+  /** Reads and checks the meta row: embedder, row format, last write, and the stamp `refresh()` compares. */
+  async #readMeta(tx: SqlQueryable): Promise<void> {
+    const [meta] = await tx.query(`SELECT xmin::text AS stamp, format, embedder_id, embedder_dim, last_write_at FROM ${this.#s}.meta WHERE id = 1`);
     if (meta === undefined)
       throw new MoomemError("STORE_CORRUPTED", `${this.location}: the meta row is missing; the schema was not written by moomem (or was emptied by hand)`);
     const format = Number(numeric(meta["format"]));
@@ -693,8 +819,13 @@ export class PostgresBackend implements PersistenceBackend {
     this.#embedder = typeof id === "string" && typeof dim === "number" ? { id, dim } : null;
     const lastWriteAt = meta["last_write_at"];
     this.#lastWriteAt = typeof lastWriteAt === "number" ? lastWriteAt : null;
-    await this.#refreshSize(true, client);
-    return { entries, embedder: this.#embedder, truncatedRecovered: 0, formatVersion: format, lastWriteAt: this.#lastWriteAt };
+    this.#meta = { stamp: String(meta["stamp"]), format };
+  }
+
+  /** Every user's version. */
+  async #userVersions(tx: SqlQueryable): Promise<Map<string, number>> {
+    const rows = await tx.query(`SELECT user_id, version FROM ${this.#s}.users`);
+    return new Map(rows.map((row) => [String(row["user_id"]), Number(numeric(row["version"]))]));
   }
 
   /** Entries in `seq` order, a page at a time (keyset on the unique seq), optionally filtered (`where` ends with AND; its params start at $2). */
