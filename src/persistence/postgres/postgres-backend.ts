@@ -7,6 +7,7 @@ import type {
   EmbedderIdentity,
   LoadedState,
   PersistenceBackend,
+  RefreshedState,
   SnapshotSource,
   StoreCatalog,
   UserLoading,
@@ -113,6 +114,15 @@ const UPSERT_ROWS = 500;
 const MAX_ATTEMPTS = 3;
 /** `bytesOnDisk` is refreshed with an append at most this often (ms); always on load and compact. */
 const SIZE_REFRESH_MS = 1000;
+
+/** The meta row as read. */
+interface MetaRow {
+  /** The row version (`xmin` as text): every write transaction updates the row (the writer fence), so a new stamp means something was written. */
+  stamp: string;
+  format: number;
+  embedder: EmbedderIdentity | null;
+  lastWriteAt: number | null;
+}
 
 /** Where an append left a mark, so a COMMIT whose answer was lost can be checked. */
 interface Landmark {
@@ -368,6 +378,89 @@ export class PostgresBackend implements PersistenceBackend, UserLoading {
     this.#embedder = embedder;
     if (changed && entries.length > 0) this.#lastWriteAt = at;
     await this.#refreshSize(true);
+  }
+
+  /**
+   * For a read-only backend: what writers committed since `load()` or the previous call, from the per-user
+   * versions and event logs; null when nothing was written (one query of the meta row, whose row version
+   * every write changes). When something was, the users whose version moved are found by reading every
+   * user's version (one row per user), and for each the entries its events after the version read last
+   * name (the whole user again when its log was trimmed past that version), in one snapshot: the writes
+   * come whole and in order. Null for a writer (it sees its own writes).
+   */
+  async refresh(): Promise<RefreshedState | null> {
+    this.#checkUsable("refresh");
+    if (this.#state !== "open") throw new MoomemError("STORE_CLOSED", `${this.location}: refresh before load(); call load() first`);
+    if (!this.#readOnly) return null;
+    await this.#connect();
+    if (this.#schemaFound === 0) return this.#refreshFromNothing();
+    const known = this.#meta!.stamp;
+    // The common case, for `follow` before every call: one statement, no transaction.
+    const [now] = await this.#run("refresh", (db) => db.query(`SELECT xmin::text AS stamp FROM ${this.#s}.meta WHERE id = 1`));
+    if (now !== undefined && String(now["stamp"]) === known) return null;
+    const found = await this.#run("refresh", (db) =>
+      db.transaction(async (tx) => {
+        await tx.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+        const meta = await this.#selectMeta(tx);
+        if (meta.stamp === known) return null;
+        const versions = new Map<string, number>();
+        const fromEvents: Array<{ user_id: string; v: number }> = [];
+        const whole: string[] = [];
+        for (const row of await tx.query(`SELECT user_id, version, trimmed_to FROM ${this.#s}.users`)) {
+          const userId = String(row["user_id"]);
+          const version = Number(numeric(row["version"]));
+          const trimmedTo = Number(numeric(row["trimmed_to"]));
+          const had = this.#versions.get(userId) ?? 0;
+          versions.set(userId, version);
+          if (version === had) continue;
+          if (had > version || had < trimmedTo) whole.push(userId);
+          else fromEvents.push({ user_id: userId, v: had });
+        }
+        const ids =
+          fromEvents.length === 0
+            ? []
+            : (
+                await tx.query(
+                  `SELECT DISTINCT c->>'id' AS id FROM ${this.#s}.events e
+                   JOIN jsonb_to_recordset($1::jsonb) AS k(user_id text, v bigint) ON e.user_id = k.user_id AND e.version > k.v
+                   CROSS JOIN jsonb_array_elements(e.changes) AS c`,
+                  [JSON.stringify(fromEvents)],
+                )
+              ).map((row) => String(row["id"]));
+        const entries =
+          ids.length === 0 && whole.length === 0
+            ? []
+            : (
+                await tx.query(
+                  `SELECT ${ENTRY_COLUMNS} FROM ${this.#s}.entries
+                   WHERE id IN (SELECT jsonb_array_elements_text($1::jsonb)) OR user_id IN (SELECT jsonb_array_elements_text($2::jsonb)) ORDER BY seq`,
+                  [JSON.stringify(ids), JSON.stringify(whole)],
+                )
+              ).map((row) => this.#entryFromRow(row));
+        return { meta, versions, entries };
+      }),
+    );
+    if (found === null) return null;
+    // Taken only once the whole read succeeded: a failed refresh leaves the next one to find the same writes.
+    this.#useMeta(found.meta);
+    this.#versions = found.versions;
+    await this.#refreshSize(false);
+    return { replace: false, entries: found.entries, embedder: this.#embedder, formatVersion: found.meta.format, lastWriteAt: this.#lastWriteAt };
+  }
+
+  /** `refresh()` of a read-only backend opened before any table existed: once a writer created them, everything, as a new read. */
+  async #refreshFromNothing(): Promise<RefreshedState | null> {
+    const version = await this.#run("refresh (schema check)", (db) => schemaVersion(db, this.schema));
+    if (version === 0) return null;
+    if (version < OLDEST_USABLE_SCHEMA_VERSION || version > LATEST_SCHEMA_VERSION) {
+      throw new MoomemError(
+        version > LATEST_SCHEMA_VERSION ? "STORE_CORRUPTED" : "IO_FAILURE",
+        `${this.location} is now at schema version ${version}, this moomem needs ${LATEST_SCHEMA_VERSION}; ${version > LATEST_SCHEMA_VERSION ? "upgrade moomem" : "run the migrations"}`,
+      );
+    }
+    const { entries } = await this.#readAll();
+    this.#schemaFound = version;
+    return { replace: true, entries, embedder: this.#embedder, formatVersion: this.#meta!.format, lastWriteAt: this.#lastWriteAt };
   }
 
   /**
@@ -800,8 +893,19 @@ export class PostgresBackend implements PersistenceBackend, UserLoading {
     return { users };
   }
 
-  /** Reads and checks the meta row: embedder, row format, last write, and the stamp `refresh()` compares. */
+  /** Reads and checks the meta row, and takes what it says: embedder, row format, last write, and the stamp `refresh()` compares. */
   async #readMeta(tx: SqlQueryable): Promise<void> {
+    this.#useMeta(await this.#selectMeta(tx));
+  }
+
+  #useMeta(meta: MetaRow): void {
+    this.#embedder = meta.embedder;
+    this.#lastWriteAt = meta.lastWriteAt;
+    this.#meta = { stamp: meta.stamp, format: meta.format };
+  }
+
+  /** The meta row, checked. */
+  async #selectMeta(tx: SqlQueryable): Promise<MetaRow> {
     const [meta] = await tx.query(`SELECT xmin::text AS stamp, format, embedder_id, embedder_dim, last_write_at FROM ${this.#s}.meta WHERE id = 1`);
     if (meta === undefined)
       throw new MoomemError("STORE_CORRUPTED", `${this.location}: the meta row is missing; the schema was not written by moomem (or was emptied by hand)`);
@@ -816,10 +920,13 @@ export class PostgresBackend implements PersistenceBackend, UserLoading {
     }
     const id = meta["embedder_id"];
     const dim = numeric(meta["embedder_dim"]);
-    this.#embedder = typeof id === "string" && typeof dim === "number" ? { id, dim } : null;
     const lastWriteAt = meta["last_write_at"];
-    this.#lastWriteAt = typeof lastWriteAt === "number" ? lastWriteAt : null;
-    this.#meta = { stamp: String(meta["stamp"]), format };
+    return {
+      stamp: String(meta["stamp"]),
+      format,
+      embedder: typeof id === "string" && typeof dim === "number" ? { id, dim } : null,
+      lastWriteAt: typeof lastWriteAt === "number" ? lastWriteAt : null,
+    };
   }
 
   /** Every user's version. */
