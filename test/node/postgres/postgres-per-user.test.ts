@@ -3,7 +3,7 @@
 
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import type pg from "pg";
-import { MemoryStore } from "../../../src/index.ts";
+import { HashingEmbedder, MemoryStore } from "../../../src/index.ts";
 import { PostgresBackend } from "../../../src/persistence/postgres/postgres-backend.ts";
 import { fromPgPool } from "../../../src/persistence/postgres/pg-adapter.ts";
 import type { SqlClient } from "../../../src/persistence/postgres/sql-client.ts";
@@ -121,5 +121,27 @@ describe("per-user loading on PostgreSQL", () => {
     expect(seqs.every((s) => s > 5)).toBe(true);
     expect((await reopened.list("bob")).map((e) => e.id)).toEqual(["000000000005-abcd"]);
     await reopened.close();
+  });
+
+  it("reembed from the catalog: every user is read, every vector rewritten; the next open with the new embedder needs no reembed", async () => {
+    const schema = freshSchema();
+    const old = new HashingEmbedder({ dim: 64 });
+    const mem = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool, schema }), embedder: old });
+    for (const user of ["ann", "bob", "cy"]) await mem.add(user, `${user} loves tea and lives in Paris`);
+    await mem.close();
+    const next = new HashingEmbedder({ dim: 128 });
+    const refused = MemoryStore.open("pg", { backend: new PostgresBackend({ pool, schema }), embedder: next, maxLoadedUsers: 1 });
+    await expect(refused).rejects.toMatchObject({ code: "EMBEDDER_MISMATCH" });
+    const reembedded = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool, schema }), embedder: next, reembed: true, maxLoadedUsers: 1 });
+    expect((await reembedded.recall("bob", "tea")).map((h) => h.content)).toEqual(["bob loves tea and lives in Paris"]);
+    await reembedded.close();
+    const backend = new PostgresBackend({ pool, schema, readOnly: true });
+    const state = await backend.load();
+    expect(state.embedder).toEqual({ id: next.id, dim: 128 });
+    expect(state.entries.map((e) => e.embedding?.length)).toEqual([128, 128, 128]);
+    await backend.close();
+    const again = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool, schema }), embedder: next, maxLoadedUsers: 1 });
+    expect((await again.recall("cy", "Paris")).map((h) => h.userId)).toEqual(["cy"]);
+    await again.close();
   });
 });
