@@ -186,6 +186,26 @@ try {
       }
       console.log(`| ${name} | ${ms(p50(opens))} | ${ms(p50(firsts))} | ${heap.toFixed(0)} |`);
     }
+
+    // 4. A read-only store following a writer on that store: refresh() when nothing was written, and after one add.
+    const follower = await MemoryStore.open("pg", { embedder, readOnly: true, backend: new PostgresBackend({ pool, schema, readOnly: true }) });
+    const writer = await MemoryStore.open("pg", { embedder, backend: new PostgresBackend({ pool, schema }), maxLoadedUsers: 10 });
+    const idle: number[] = [];
+    const after: number[] = [];
+    for (let r = 0; r < 15; r++) {
+      idle.push(await timed(async () => void (await follower.refresh())));
+      await writer.add(user(r), `bench follow ${r}: I love hiking`);
+      after.push(
+        await timed(async () => {
+          if (!(await follower.refresh())) throw new Error("refresh found nothing after an add");
+        }),
+      );
+    }
+    await writer.close();
+    await follower.close();
+    console.log(
+      `\nread-only refresh(), ${users.toLocaleString("en")} users: nothing written p50 ${ms(p50(idle))}; after one add p50 ${ms(p50(after))} (15 runs)`,
+    );
   }
 } finally {
   for (const folder of folders) rmSync(folder, { recursive: true, force: true });
