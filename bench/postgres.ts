@@ -1,7 +1,8 @@
 // PostgreSQL against the file store, on a throwaway local cluster (as the tests start one): loading one user of 1,000
-// entries with `loadUser`, and opening a store then answering its first recall, at 1k and 10k entries.
+// entries with `loadUser`, opening a store then answering its first recall, at 1k and 10k entries; and a writable
+// open of a large store (default 100,000 entries over 1,000 users) with per-user loading against reading everything.
 //
-// Run: npx tsx bench/postgres.ts [sizes, e.g. 1000,10000] [runs, default 7]
+// Run: npx tsx bench/postgres.ts [sizes, e.g. 1000,10000, or none] [runs, default 7] [large store, e.g. 100000x1000, or none]
 // Needs the PostgreSQL server binaries (Debian: apt-get install postgresql; or MOOMEM_PG_BIN). As root, the server
 // runs as `nobody`. The cluster runs with fsync=off (test/node/postgres/cluster.ts): reads are what is measured here.
 // Prints medians (p50) of `runs` runs; each open is a new store object, so nothing is cached in the process.
@@ -14,10 +15,12 @@ import { FileBackend } from "../src/persistence/file/file-backend.ts";
 import { HashingEmbedder } from "../src/embedding/hashing-embedder.ts";
 import { MemoryStore } from "../src/node.ts";
 import { PostgresBackend } from "../src/postgres.ts";
+import type { PersistenceBackend } from "../src/persistence/backend.ts";
 import { startCluster } from "../test/node/postgres/cluster.ts";
 
 const SIZES = (process.argv[2] ?? "1000,10000").split(",").map(Number);
 const RUNS = Number(process.argv[3] ?? 7);
+const LARGE = process.argv[4] ?? "100000x1000";
 /** Users the open/recall stores spread their entries over (so a user holds n / USERS entries). */
 const USERS = 100;
 const embedder = new HashingEmbedder();
@@ -89,12 +92,12 @@ try {
   const big = "user-big";
   await fill(new PostgresBackend({ pool, schema: "load_user" }), 10_000, (i) => (i % 10 === 0 ? big : `user-${i % 99}`));
   const reader = new PostgresBackend({ pool, schema: "load_user", readOnly: true });
-  await reader.loadUser(big); // connects; not counted
+  await reader.readUser(big); // connects; not counted
   const loads: number[] = [];
   for (let r = 0; r < Math.max(RUNS, 15); r++) {
     loads.push(
       await timed(async () => {
-        const { entries } = await reader.loadUser(big);
+        const entries = await reader.loadUser(big);
         if (entries.length !== 1000) throw new Error(`loadUser gave ${entries.length} entries, not 1000`);
       }),
     );
@@ -106,7 +109,7 @@ try {
   console.log("");
   console.log("| entries | store | open + first recall (p50) | recall once open (p50) |");
   console.log("|---:|---|---:|---:|");
-  for (const n of SIZES) {
+  for (const n of SIZES.filter((size) => Number.isFinite(size))) {
     const folder = mkdtempSync(join(tmpdir(), "moomem-bench-pg-"));
     folders.push(folder);
     const schema = `open_${n}`;
@@ -136,6 +139,73 @@ try {
       await store.close();
       console.log(`| ${n.toLocaleString("en")} | ${name} | ${ms(p50(firsts))} | ${ms(p50(recalls))} |`);
     }
+  }
+
+  // 3. A writable open of a large store, then the first recall of a user nobody loaded yet: per-user loading (the
+  // catalog is counted in PostgreSQL, the user's entries read on its first call) against reading every entry at open
+  // (the same backend with its openCatalog hidden, so the store opens it with load(), as before per-user loading).
+  if (LARGE !== "none") {
+    const [total, users] = LARGE.split("x").map(Number) as [number, number];
+    const schema = "large";
+    const user = (i: number): string => `user-${i % users}`;
+    let t = performance.now();
+    await fill(new PostgresBackend({ pool, schema }), total, user);
+    console.log(`\nfilled ${total.toLocaleString("en")} entries over ${users.toLocaleString("en")} users in ${ms(performance.now() - t)}`);
+    console.log("");
+    console.log(
+      `| ${total.toLocaleString("en")} entries, ${users.toLocaleString("en")} users | open (p50) | first recall of a user not loaded (p50) | heap after (MB) |`,
+    );
+    console.log("|---|---:|---:|---:|");
+    const modes: Array<[string, () => PersistenceBackend, number | undefined]> = [
+      [
+        "every entry read at open (load)",
+        () => {
+          const backend = new PostgresBackend({ pool, schema });
+          Object.defineProperty(backend, "openCatalog", { value: undefined });
+          return backend;
+        },
+        undefined,
+      ],
+      ["per-user loading (openCatalog), maxLoadedUsers 100", () => new PostgresBackend({ pool, schema }), 100],
+    ];
+    for (const [name, make, maxLoadedUsers] of modes) {
+      const opens: number[] = [];
+      const firsts: number[] = [];
+      let heap = 0;
+      for (let r = 0; r < Math.min(RUNS, 5); r++) {
+        t = performance.now();
+        const store = await MemoryStore.open("pg", { embedder, backend: make(), ...(maxLoadedUsers === undefined ? {} : { maxLoadedUsers }) });
+        opens.push(performance.now() - t);
+        t = performance.now();
+        const hits = await store.recall(user(r * 7 + 3), "coffee allergic Berlin", { topK: 5 });
+        firsts.push(performance.now() - t);
+        if (hits.length === 0) throw new Error("no hits");
+        globalThis.gc?.();
+        heap = process.memoryUsage().heapUsed / 1e6;
+        await store.close();
+      }
+      console.log(`| ${name} | ${ms(p50(opens))} | ${ms(p50(firsts))} | ${heap.toFixed(0)} |`);
+    }
+
+    // 4. A read-only store following a writer on that store: refresh() when nothing was written, and after one add.
+    const follower = await MemoryStore.open("pg", { embedder, readOnly: true, backend: new PostgresBackend({ pool, schema, readOnly: true }) });
+    const writer = await MemoryStore.open("pg", { embedder, backend: new PostgresBackend({ pool, schema }), maxLoadedUsers: 10 });
+    const idle: number[] = [];
+    const after: number[] = [];
+    for (let r = 0; r < 15; r++) {
+      idle.push(await timed(async () => void (await follower.refresh())));
+      await writer.add(user(r), `bench follow ${r}: I love hiking`);
+      after.push(
+        await timed(async () => {
+          if (!(await follower.refresh())) throw new Error("refresh found nothing after an add");
+        }),
+      );
+    }
+    await writer.close();
+    await follower.close();
+    console.log(
+      `\nread-only refresh(), ${users.toLocaleString("en")} users: nothing written p50 ${ms(p50(idle))}; after one add p50 ${ms(p50(after))} (15 runs)`,
+    );
   }
 } finally {
   for (const folder of folders) rmSync(folder, { recursive: true, force: true });

@@ -1,6 +1,17 @@
 // The PostgreSQL backend: entries as rows, a per-user event log and version, one transaction per write group, shareable by many servers.
 
-import type { BackendStats, Batch, EmbedderIdentity, LoadedState, PersistenceBackend, SnapshotSource } from "../backend.ts";
+import type {
+  BackendStats,
+  Batch,
+  CatalogUser,
+  EmbedderIdentity,
+  LoadedState,
+  PersistenceBackend,
+  RefreshedState,
+  SnapshotSource,
+  StoreCatalog,
+  UserLoading,
+} from "../backend.ts";
 import type { EntryRecord, EntryStatus } from "../../types.ts";
 import { ENTRY_STATUSES } from "../../types.ts";
 import { MoomemError, describeError, invalidArgument } from "../../errors.ts";
@@ -104,6 +115,15 @@ const MAX_ATTEMPTS = 3;
 /** `bytesOnDisk` is refreshed with an append at most this often (ms); always on load and compact. */
 const SIZE_REFRESH_MS = 1000;
 
+/** The meta row as read. */
+interface MetaRow {
+  /** The row version (`xmin` as text): every write transaction updates the row (the writer fence), so a new stamp means something was written. */
+  stamp: string;
+  format: number;
+  embedder: EmbedderIdentity | null;
+  lastWriteAt: number | null;
+}
+
 /** Where an append left a mark, so a COMMIT whose answer was lost can be checked. */
 interface Landmark {
   userId: string;
@@ -138,7 +158,7 @@ interface Landmark {
  * const mem = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool }) });
  * ```
  */
-export class PostgresBackend implements PersistenceBackend {
+export class PostgresBackend implements PersistenceBackend, UserLoading {
   readonly location: string;
   /** The schema the tables live in. */
   readonly schema: string;
@@ -166,6 +186,10 @@ export class PostgresBackend implements PersistenceBackend {
   #touched = new Set<string>();
   /** Events written since the last trim; at `keepEvents` the store is asked to compact (which trims). */
   #eventsSinceTrim = 0;
+  /** The meta row as last read: its row version (`xmin`, new with every write, which updates the row) and the row format. */
+  #meta: { stamp: string; format: number } | null = null;
+  /** The version of each user as of what this backend last read of it (the whole store at load, a user by `readUser`, changes by `refresh()`). */
+  #versions = new Map<string, number>();
 
   constructor(options: PostgresBackendOptions) {
     if (typeof options !== "object" || options === null) {
@@ -241,34 +265,64 @@ export class PostgresBackend implements PersistenceBackend {
   }
 
   async load(): Promise<LoadedState> {
-    if (this.#state !== "new") {
-      throw new MoomemError(
-        "STORE_CLOSED",
-        `${this.location}: load() was already called on this backend; create a new PostgresBackend to open the store again`,
+    return this.#open(
+      "load",
+      () => this.#readAll(),
+      () => ({ entries: [] }),
+    );
+  }
+
+  /**
+   * {@link load} without the entries (per-user loading, README "Many users: loading a user when asked"):
+   * takes over as the writer and reads, in one snapshot, the meta row and per user the counts by status,
+   * the largest `updatedAt`, and the largest seq stored or named by an id. The counting runs in
+   * PostgreSQL (one grouped scan of `entries`); no entry row leaves the database.
+   */
+  async openCatalog(): Promise<StoreCatalog> {
+    return this.#open(
+      "load",
+      () => this.#readCatalog(),
+      () => ({ users: [] }),
+    );
+  }
+
+  /**
+   * The latest version of each of the user's entries, in seq order (`[]` for an unknown user): the
+   * entries of {@link readUser}. Remembers the version they are current as of.
+   */
+  async loadUser(userId: string): Promise<EntryRecord[]> {
+    const { version, entries } = await this.readUser(userId);
+    this.#versions.set(userId, version);
+    return entries;
+  }
+
+  /**
+   * Every entry, latest version of each, in seq order, fetched `PAGE_ROWS` at a time (keyset on the
+   * unique seq; each page its own query, so no transaction stays open while the caller iterates).
+   */
+  async *scan(): AsyncGenerator<EntryRecord> {
+    this.#checkUsable("scan");
+    await this.#connect();
+    if (this.#schemaFound === 0) return;
+    let after = -1;
+    for (;;) {
+      const rows = await this.#run("scan", (db) =>
+        db.query(`SELECT ${ENTRY_COLUMNS} FROM ${this.#s}.entries WHERE seq > $1 ORDER BY seq LIMIT ${PAGE_ROWS}`, [after]),
       );
+      const page = rows.map((row) => this.#entryFromRow(row));
+      yield* page;
+      if (page.length < PAGE_ROWS) return;
+      after = page[page.length - 1]!.seq;
     }
-    this.#state = "loading";
-    try {
-      const client = await this.#connect();
-      if (this.#schemaFound === 0) {
-        // Read-only open of a schema nobody created: an empty store, and nothing created.
-        this.#state = "open";
-        return { entries: [], embedder: null, truncatedRecovered: 0, formatVersion: POSTGRES_FORMAT_VERSION, lastWriteAt: null };
-      }
-      if (!this.#readOnly) {
-        const rows = await this.#run("load (take over as the writer)", (db) =>
-          db.query(`UPDATE ${this.#s}.meta SET writer_epoch = writer_epoch + 1 WHERE id = 1 RETURNING writer_epoch`),
-        );
-        this.#epoch = Number(numeric(rows[0]?.["writer_epoch"]));
-      }
-      const state = await this.#readAll(client);
-      this.#state = "open";
-      return state;
-    } catch (error) {
-      this.#state = "closed";
-      await this.#shutdown();
-      throw error;
-    }
+  }
+
+  /**
+   * {@link compact} for a store that holds only some users: the rows are current already (every append
+   * replaced the rows it touched), so this records the embedder identity and trims the event logs.
+   */
+  async compactStored(embedder: EmbedderIdentity): Promise<void> {
+    this.#writable("compact");
+    await this.#compact({ id: embedder.id, dim: embedder.dim }, null);
   }
 
   async append(batches: readonly Batch[]): Promise<void> {
@@ -296,8 +350,12 @@ export class PostgresBackend implements PersistenceBackend {
    */
   async compact(source: SnapshotSource): Promise<void> {
     this.#writable("compact");
-    const embedder = { id: source.embedder.id, dim: source.embedder.dim };
-    const changed = this.#embedder !== null && (this.#embedder.id !== embedder.id || this.#embedder.dim !== embedder.dim);
+    await this.#compact({ id: source.embedder.id, dim: source.embedder.dim }, source);
+  }
+
+  /** Records `embedder`, rewrites every entry of `source` when the identity changed (`null`: never), trims the logs. */
+  async #compact(embedder: EmbedderIdentity, source: SnapshotSource | null): Promise<void> {
+    const changed = source !== null && this.#embedder !== null && (this.#embedder.id !== embedder.id || this.#embedder.dim !== embedder.dim);
     const entries = changed ? [...source.entries] : [];
     const trim = [...this.#touched];
     const at = Date.now();
@@ -323,6 +381,90 @@ export class PostgresBackend implements PersistenceBackend {
   }
 
   /**
+   * For a read-only backend: what writers committed since `load()` or the previous call, from the per-user
+   * versions and event logs; null when nothing was written (one query of the meta row, whose row version
+   * every write changes). When something was, the users whose version moved are found by reading every
+   * user's version (one row per user), and for each the entries its events after the version read last
+   * name (the whole user again when its log was trimmed past that version), in one snapshot: the writes
+   * come whole and in order. Null for a writer (it sees its own writes).
+   */
+  async refresh(): Promise<RefreshedState | null> {
+    this.#checkUsable("refresh");
+    if (this.#state !== "open") throw new MoomemError("STORE_CLOSED", `${this.location}: refresh before load(); call load() first`);
+    if (!this.#readOnly) return null;
+    await this.#connect();
+    if (this.#schemaFound === 0) return this.#refreshFromNothing();
+    const known = this.#meta!.stamp;
+    // The common case, for `follow` before every call: one statement, no transaction.
+    const [now] = await this.#run("refresh", (db) => db.query(`SELECT xmin::text AS stamp FROM ${this.#s}.meta WHERE id = 1`));
+    if (now !== undefined && String(now["stamp"]) === known) return null;
+    const found = await this.#run("refresh", (db) =>
+      db.transaction(async (tx) => {
+        await tx.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+        const meta = await this.#selectMeta(tx);
+        if (meta.stamp === known) return null;
+        const versions = new Map<string, number>();
+        const fromEvents: Array<{ user_id: string; v: number }> = [];
+        const whole: string[] = [];
+        for (const row of await tx.query(`SELECT user_id, version, trimmed_to FROM ${this.#s}.users`)) {
+          const userId = String(row["user_id"]);
+          const version = Number(numeric(row["version"]));
+          const trimmedTo = Number(numeric(row["trimmed_to"]));
+          const had = this.#versions.get(userId) ?? 0;
+          versions.set(userId, version);
+          if (version === had) continue;
+          if (had > version || had < trimmedTo) whole.push(userId);
+          else fromEvents.push({ user_id: userId, v: had });
+        }
+        const ids =
+          fromEvents.length === 0
+            ? []
+            : (
+                await tx.query(
+                  `SELECT DISTINCT c->>'id' AS id FROM ${this.#s}.events e
+                   JOIN jsonb_to_recordset($1::jsonb) AS k(user_id text, v bigint) ON e.user_id = k.user_id AND e.version > k.v
+                   CROSS JOIN jsonb_array_elements(e.changes) AS c`,
+                  [JSON.stringify(fromEvents)],
+                )
+              ).map((row) => String(row["id"]));
+        // Two statements, each on its index (an OR of the two would scan the whole table): the rows the events
+        // name, by id, and every row of the users read whole, by (user_id, seq). Merged by seq, each row once.
+        const byId = new Map<string, EntryRecord>();
+        if (ids.length > 0) {
+          const rows = await tx.query(`SELECT ${ENTRY_COLUMNS} FROM ${this.#s}.entries WHERE id IN (SELECT jsonb_array_elements_text($1::jsonb))`, [
+            JSON.stringify(ids),
+          ]);
+          for (const row of rows) byId.set(String(row["id"]), this.#entryFromRow(row));
+        }
+        for (const userId of whole) for (const entry of await this.#pages(tx, "user_id = $2 AND", [userId])) byId.set(entry.id, entry);
+        const entries = [...byId.values()].sort((a, b) => a.seq - b.seq);
+        return { meta, versions, entries };
+      }),
+    );
+    if (found === null) return null;
+    // Taken only once the whole read succeeded: a failed refresh leaves the next one to find the same writes.
+    this.#useMeta(found.meta);
+    this.#versions = found.versions;
+    await this.#refreshSize(false);
+    return { replace: false, entries: found.entries, embedder: this.#embedder, formatVersion: found.meta.format, lastWriteAt: this.#lastWriteAt };
+  }
+
+  /** `refresh()` of a read-only backend opened before any table existed: once a writer created them, everything, as a new read. */
+  async #refreshFromNothing(): Promise<RefreshedState | null> {
+    const version = await this.#run("refresh (schema check)", (db) => schemaVersion(db, this.schema));
+    if (version === 0) return null;
+    if (version < OLDEST_USABLE_SCHEMA_VERSION || version > LATEST_SCHEMA_VERSION) {
+      throw new MoomemError(
+        version > LATEST_SCHEMA_VERSION ? "STORE_CORRUPTED" : "IO_FAILURE",
+        `${this.location} is now at schema version ${version}, this moomem needs ${LATEST_SCHEMA_VERSION}; ${version > LATEST_SCHEMA_VERSION ? "upgrade moomem" : "run the migrations"}`,
+      );
+    }
+    const { entries } = await this.#readAll();
+    this.#schemaFound = version;
+    return { replace: true, entries, embedder: this.#embedder, formatVersion: this.#meta!.format, lastWriteAt: this.#lastWriteAt };
+  }
+
+  /**
    * `bytesOnDisk` is what PostgreSQL reports for the schema's tables, their
    * indexes and TOAST (`pg_total_relation_size`), as of the last load, compact
    * or append (refreshed at most once a second). It counts pages, so it grows
@@ -341,11 +483,12 @@ export class PostgresBackend implements PersistenceBackend {
   // ---- per-user reads: the ground for per-user loading and many writers ----
 
   /** The user's entries (latest version of each, in `seq` order) and the version they are current as of, read in one snapshot. */
-  async loadUser(userId: string): Promise<LoadedUser> {
-    checkUser(userId, "loadUser");
-    this.#checkUsable("loadUser");
+  async readUser(userId: string): Promise<LoadedUser> {
+    checkUser(userId, "readUser");
+    this.#checkUsable("readUser");
     await this.#connect();
-    return this.#run("loadUser", (db) =>
+    if (this.#schemaFound === 0) return { version: 0, entries: [] };
+    return this.#run("readUser", (db) =>
       db.transaction(async (tx) => {
         await tx.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
         const [user] = await tx.query(`SELECT version FROM ${this.#s}.users WHERE user_id = $1`, [userId]);
@@ -669,14 +812,102 @@ export class PostgresBackend implements PersistenceBackend {
     );
   }
 
-  async #readAll(client: SqlClient): Promise<LoadedState> {
-    const { meta, entries } = await this.#run("load", (db) =>
+  /**
+   * The first (and only) read of the backend, by `load()` or `openCatalog()`: connects, takes over as
+   * the writer unless read-only, then `read`s. A read-only open of a schema nobody created is an empty
+   * store (`empty` gives the rest), and creates nothing.
+   */
+  async #open<T extends object>(what: string, read: () => Promise<T>, empty: () => T): Promise<T & Omit<LoadedState, "entries">> {
+    if (this.#state !== "new") {
+      throw new MoomemError(
+        "STORE_CLOSED",
+        `${this.location}: ${what}() was already called on this backend (a backend opens once); create a new PostgresBackend to open the store again`,
+      );
+    }
+    this.#state = "loading";
+    try {
+      const client = await this.#connect();
+      if (this.#schemaFound === 0) {
+        this.#state = "open";
+        return { ...empty(), embedder: null, truncatedRecovered: 0, formatVersion: POSTGRES_FORMAT_VERSION, lastWriteAt: null };
+      }
+      if (!this.#readOnly) {
+        const rows = await this.#run(`${what} (take over as the writer)`, (db) =>
+          db.query(`UPDATE ${this.#s}.meta SET writer_epoch = writer_epoch + 1 WHERE id = 1 RETURNING writer_epoch`),
+        );
+        this.#epoch = Number(numeric(rows[0]?.["writer_epoch"]));
+      }
+      const state = await read();
+      const meta = this.#meta!;
+      await this.#refreshSize(true, client);
+      this.#state = "open";
+      return { ...state, embedder: this.#embedder, truncatedRecovered: 0, formatVersion: meta.format, lastWriteAt: this.#lastWriteAt };
+    } catch (error) {
+      this.#state = "closed";
+      await this.#shutdown();
+      throw error;
+    }
+  }
+
+  /** Every entry and every user's version, in one snapshot. */
+  async #readAll(): Promise<{ entries: EntryRecord[] }> {
+    return this.#run("load", (db) =>
       db.transaction(async (tx) => {
         await tx.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
-        const [meta] = await tx.query(`SELECT format, embedder_id, embedder_dim, last_write_at FROM ${this.#s}.meta WHERE id = 1`);
-        return { meta, entries: await this.#pages(tx, "", []) };
+        await this.#readMeta(tx);
+        this.#versions = await this.#userVersions(tx);
+        return { entries: await this.#pages(tx, "", []) };
       }),
     );
+  }
+
+  /** Per user, counts by status, the largest updatedAt and the largest seq stored or named by an id (see user-catalog.ts), in one snapshot. */
+  async #readCatalog(): Promise<{ users: CatalogUser[] }> {
+    const counts = ENTRY_STATUSES.map((s) => `count(*) FILTER (WHERE status = '${s}') AS "${s}"`).join(", ");
+    const rows = await this.#run("load (the catalog of users)", (db) =>
+      db.transaction(async (tx) => {
+        await tx.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+        await this.#readMeta(tx);
+        this.#versions = await this.#userVersions(tx);
+        // An id of moomem's shape names a seq in its first 12 hex digits (user-catalog.ts, seqNamedById).
+        return tx.query(
+          `SELECT user_id, count(*) AS total, ${counts}, max(updated_at) AS last_write_at, max(seq) AS max_seq,
+             max(CASE WHEN id ~ '^[0-9a-f]{12}-[0-9a-f]{4}$' THEN ('x' || lpad(left(id, 12), 16, '0'))::bit(64)::bigint END) AS named_seq
+           FROM ${this.#s}.entries GROUP BY user_id`,
+        );
+      }),
+    );
+    const users = rows.map((row): CatalogUser => {
+      const user: CatalogUser = {
+        userId: String(row["user_id"]),
+        total: Number(numeric(row["total"])),
+        active: 0,
+        superseded: 0,
+        deleted: 0,
+        unstructured: 0,
+        lastWriteAt: Number(numeric(row["last_write_at"])),
+        maxSeq: Math.max(Number(numeric(row["max_seq"])), Number(numeric(row["named_seq"] ?? 0))),
+      };
+      for (const s of ENTRY_STATUSES) user[s] = Number(numeric(row[s]));
+      return user;
+    });
+    return { users };
+  }
+
+  /** Reads and checks the meta row, and takes what it says: embedder, row format, last write, and the stamp `refresh()` compares. */
+  async #readMeta(tx: SqlQueryable): Promise<void> {
+    this.#useMeta(await this.#selectMeta(tx));
+  }
+
+  #useMeta(meta: MetaRow): void {
+    this.#embedder = meta.embedder;
+    this.#lastWriteAt = meta.lastWriteAt;
+    this.#meta = { stamp: meta.stamp, format: meta.format };
+  }
+
+  /** The meta row, checked. */
+  async #selectMeta(tx: SqlQueryable): Promise<MetaRow> {
+    const [meta] = await tx.query(`SELECT xmin::text AS stamp, format, embedder_id, embedder_dim, last_write_at FROM ${this.#s}.meta WHERE id = 1`);
     if (meta === undefined)
       throw new MoomemError("STORE_CORRUPTED", `${this.location}: the meta row is missing; the schema was not written by moomem (or was emptied by hand)`);
     const format = Number(numeric(meta["format"]));
@@ -690,11 +921,19 @@ export class PostgresBackend implements PersistenceBackend {
     }
     const id = meta["embedder_id"];
     const dim = numeric(meta["embedder_dim"]);
-    this.#embedder = typeof id === "string" && typeof dim === "number" ? { id, dim } : null;
     const lastWriteAt = meta["last_write_at"];
-    this.#lastWriteAt = typeof lastWriteAt === "number" ? lastWriteAt : null;
-    await this.#refreshSize(true, client);
-    return { entries, embedder: this.#embedder, truncatedRecovered: 0, formatVersion: format, lastWriteAt: this.#lastWriteAt };
+    return {
+      stamp: String(meta["stamp"]),
+      format,
+      embedder: typeof id === "string" && typeof dim === "number" ? { id, dim } : null,
+      lastWriteAt: typeof lastWriteAt === "number" ? lastWriteAt : null,
+    };
+  }
+
+  /** Every user's version. */
+  async #userVersions(tx: SqlQueryable): Promise<Map<string, number>> {
+    const rows = await tx.query(`SELECT user_id, version FROM ${this.#s}.users`);
+    return new Map(rows.map((row) => [String(row["user_id"]), Number(numeric(row["version"]))]));
   }
 
   /** Entries in `seq` order, a page at a time (keyset on the unique seq), optionally filtered (`where` ends with AND; its params start at $2). */

@@ -72,10 +72,10 @@ describe("MemoryStore on PGlite", () => {
         },
       ]),
     );
-    const reads = Array.from({ length: 5 }, () => backend.loadUser("u"));
+    const reads = Array.from({ length: 5 }, () => backend.readUser("u"));
     await Promise.all(writes);
     for (const read of await Promise.all(reads)) expect(read.entries).toHaveLength(read.version);
-    const user = await backend.loadUser("u");
+    const user = await backend.readUser("u");
     expect(user.version).toBe(5);
     expect(user.entries.map((e) => Array.from(e.embedding!))).toEqual([0, 1, 2, 3, 4].map((i) => [i, -i]));
     await backend.close();

@@ -190,7 +190,7 @@ describe("PostgresBackend: one writer per store today", () => {
     await second.load();
     const error = await rejection(first.compact({ embedder: { id: "new", dim: 3 }, count: 1, entries: [{ ...a, embedding: Float32Array.from([0, 0, 1]) }] }));
     expect(isMoomemError(error, "STORE_LOCKED")).toBe(true);
-    expect(Array.from((await second.loadUser("user-1")).entries[0]!.embedding!)).toEqual([1, 0]);
+    expect(Array.from((await second.readUser("user-1")).entries[0]!.embedding!)).toEqual([1, 0]);
     await first.close();
     await second.close();
   });
@@ -212,7 +212,7 @@ describe("PostgresBackend: one writer per store today", () => {
     await backend.load();
     const error = await rejection(backend.append([{ entries: [makeEntry("a", 1)], continues: true }]));
     expect(isMoomemError(error, "INVALID_ARGUMENT")).toBe(true);
-    expect(await backend.loadUser("user-1")).toEqual({ version: 0, entries: [] });
+    expect(await backend.readUser("user-1")).toEqual({ version: 0, entries: [] });
     await backend.close();
   });
 
@@ -224,7 +224,7 @@ describe("PostgresBackend: one writer per store today", () => {
     const error = await rejection(backend.append([{ entries: [makeEntry("b", 2)] }, { entries: [makeEntry("clash", 1)] }]));
     expect(isMoomemError(error, "IO_FAILURE")).toBe(true);
     expect((error as Error).message).toMatch(/nothing of it was stored.*SQLSTATE 23505/);
-    const user = await backend.loadUser("user-1");
+    const user = await backend.readUser("user-1");
     expect(user.entries.map((e) => e.id)).toEqual(["a"]);
     expect(user.version).toBe(1);
     await backend.close();
@@ -238,8 +238,8 @@ describe("PostgresBackend: one writer per store today", () => {
     );
     expect(isMoomemError(error, "STORE_CORRUPTED")).toBe(true);
     expect((error as Error).message).toContain("nothing of this write was stored");
-    expect((await backend.loadUser("alice")).entries.map((e) => e.content)).toEqual(["alice's"]);
-    expect(await backend.loadUser("bob")).toEqual({ version: 0, entries: [] });
+    expect((await backend.readUser("alice")).entries.map((e) => e.content)).toEqual(["alice's"]);
+    expect(await backend.readUser("bob")).toEqual({ version: 0, entries: [] });
     await backend.close();
   });
 
@@ -257,31 +257,31 @@ describe("PostgresBackend: one writer per store today", () => {
 });
 
 describe("PostgresBackend: per-user reads", () => {
-  it("loadUser gives one user's entries in seq order and the user's version; nobody else's", async () => {
+  it("readUser gives one user's entries in seq order and the user's version; nobody else's", async () => {
     const backend = fresh();
     await backend.load();
     await backend.append([{ entries: [makeEntry("a1", 1, { userId: "alice" }), makeEntry("b1", 2, { userId: "bob" })] }]);
     await backend.append([{ entries: [makeEntry("a2", 3, { userId: "alice" })] }, { entries: [makeEntry("a1", 1, { userId: "alice", status: "deleted" })] }]);
-    const alice = await backend.loadUser("alice");
+    const alice = await backend.readUser("alice");
     expect(alice.version).toBe(3); // three operations touched alice
     expect(alice.entries.map((e) => [e.id, e.status])).toEqual([
       ["a1", "deleted"],
       ["a2", "active"],
     ]);
-    expect((await backend.loadUser("bob")).entries.map((e) => e.id)).toEqual(["b1"]);
-    expect(await backend.loadUser("nobody")).toEqual({ version: 0, entries: [] });
+    expect((await backend.readUser("bob")).entries.map((e) => e.id)).toEqual(["b1"]);
+    expect(await backend.readUser("nobody")).toEqual({ version: 0, entries: [] });
     expect(await backend.userVersion("alice")).toBe(3);
     expect(await backend.userVersion("bob")).toBe(1);
     expect(await backend.userVersion("nobody")).toBe(0);
     await backend.close();
   });
 
-  it("loadUser streams a large user in pages and keeps seq order", async () => {
+  it("readUser streams a large user in pages and keeps seq order", async () => {
     const backend = fresh();
     await backend.load();
     const entries = Array.from({ length: 2500 }, (_, i) => makeEntry(`p${i}`, 2500 - i, { userId: i % 2 === 0 ? "big" : "other" }));
     await backend.append([{ entries }]);
-    const big = await backend.loadUser("big");
+    const big = await backend.readUser("big");
     expect(big.entries).toHaveLength(1250);
     expect(big.entries.map((e) => e.seq)).toEqual([...big.entries.map((e) => e.seq)].sort((a, b) => a - b));
     expect(new Set(big.entries.map((e) => e.userId))).toEqual(new Set(["big"]));
@@ -368,7 +368,7 @@ describe("PostgresBackend: per-user reads", () => {
   it("per-user reads validate their arguments and refuse after close", async () => {
     const backend = fresh();
     await backend.load();
-    await expect(backend.loadUser("")).rejects.toThrow(/userId must be a non-empty string/);
+    await expect(backend.readUser("")).rejects.toThrow(/userId must be a non-empty string/);
     await expect(backend.eventsSince("u", -1)).rejects.toThrow(/version must be an integer/);
     await expect(backend.reserveSeqs(0)).rejects.toThrow(/count must be an integer/);
     await backend.close();
