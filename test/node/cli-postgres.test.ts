@@ -185,7 +185,7 @@ describe("moomem CLI: choosing a PostgreSQL store", () => {
           expect(run.stderr).toBe("");
           stored.push(facts[i]!);
         } else {
-          expect(run.code).toBe(1);
+          expect(run.code, run.stderr).toBe(1);
           expect(run.stderr).toMatch(/^moomem: STORE_LOCKED: .*run the command again once it is done\n$/);
         }
       });
