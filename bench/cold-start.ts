@@ -9,7 +9,8 @@
 //        node --expose-gc --import tsx bench/cold-start.ts 100000 1000 /tmp/base
 // The store is written once (FileBackend appends, compacted every 100,000 entries) by this checkout; both read the same files.
 // Prints, per checkout, medians of 3 processes: open ms, RSS MB after open, first-recall ms (p50 over 20 users
-// never loaded before), RSS MB after those 20 users; then the every-user workload: its largest and last RSS.
+// never loaded before), RSS MB after those 20 users; then the every-user workload (RSS sampled every 5 % of the users),
+// with maxLoadedUsers 100 and, up to 200,000 entries, without a bound.
 
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -82,7 +83,10 @@ async function build(dir: string, entries: number, users: number): Promise<void>
 
 interface Touch {
   users: number;
-  bound: number;
+  /** maxLoadedUsers, or null for no bound. */
+  bound: number | null;
+  /** RSS MB after each 5 % of the users. */
+  samples: number[];
   seconds: number;
   firstRecallP50Ms: number;
   maxRssMb: number;
@@ -90,15 +94,16 @@ interface Touch {
   loadedUsers: number;
 }
 
-/** One process recalling every user once, in order, with at most `BOUND` users in memory; RSS sampled 20 times. */
-async function touchEveryUser(dir: string, users: number): Promise<Touch> {
+/** One process recalling every user once, in order, with at most `bound` users in memory (null: no bound); RSS sampled 20 times. */
+async function touchEveryUser(dir: string, users: number, bound: number | null): Promise<Touch> {
   const gc = (globalThis as { gc?: () => void }).gc;
   const { MemoryStore } = await import("../src/node.ts");
   const rss = (): number => {
     gc?.();
     return process.memoryUsage().rss / 2 ** 20;
   };
-  const mem = await MemoryStore.open(dir, { maxLoadedUsers: BOUND });
+  const mem = await MemoryStore.open(dir, bound === null ? {} : { maxLoadedUsers: bound });
+  const samples: number[] = [];
   const started = performance.now();
   const times: number[] = [];
   let maxRssMb = rss();
@@ -107,13 +112,25 @@ async function touchEveryUser(dir: string, users: number): Promise<Touch> {
     const hits = await mem.recall(`user-${u}`, "coffee hiking Berlin", { topK: 5 });
     times.push(performance.now() - t);
     if (hits.length === 0) throw new Error(`no hit for user-${u}`);
-    if ((u + 1) % Math.max(1, Math.floor(users / 20)) === 0) maxRssMb = Math.max(maxRssMb, rss());
+    if ((u + 1) % Math.max(1, Math.floor(users / 20)) === 0) {
+      samples.push(rss());
+      maxRssMb = Math.max(maxRssMb, samples.at(-1)!);
+    }
   }
   const seconds = (performance.now() - started) / 1000;
   const lastRssMb = rss();
   const { loadedUsers } = await mem.stats();
   await mem.close();
-  return { users, bound: BOUND, seconds, firstRecallP50Ms: median(times), maxRssMb: Math.max(maxRssMb, lastRssMb), lastRssMb, loadedUsers: loadedUsers ?? -1 };
+  return {
+    users,
+    bound,
+    samples,
+    seconds,
+    firstRecallP50Ms: median(times),
+    maxRssMb: Math.max(maxRssMb, lastRssMb),
+    lastRssMb,
+    loadedUsers: loadedUsers ?? -1,
+  };
 }
 
 /** One fresh process's figures for checkout `tree` on the store in `dir`. */
@@ -152,6 +169,8 @@ interface Recorded {
   users: number;
   measure: Record<keyof Measure, number>;
   touch: Touch;
+  /** The same workload without a bound (small stores only: a million entries all loaded take gigabytes). */
+  unbounded: Touch | null;
   measuredAt: string;
 }
 
@@ -166,6 +185,7 @@ function renderChart(all: Recorded[]): string {
     series: [
       { name: "after open", color: "#4f81bd", values: all.map((r) => r.measure.rssAfterOpenMb) },
       { name: `every user recalled, at most ${BOUND} loaded (largest)`, color: "#9bbb59", values: all.map((r) => r.touch.maxRssMb) },
+      { name: "every user recalled, no bound (largest)", color: "#c0504d", values: all.map((r) => r.unbounded?.maxRssMb ?? Number.NaN) },
     ],
     yLabel: "RSS MB",
     format: (v) => v.toFixed(0),
@@ -181,8 +201,8 @@ async function main(): Promise<void> {
     return;
   }
   if (argv[0] === "--touch") {
-    const [, dir, users] = argv;
-    process.stdout.write(JSON.stringify(await touchEveryUser(dir!, Number(users))));
+    const [, dir, users, bound] = argv;
+    process.stdout.write(JSON.stringify(await touchEveryUser(dir!, Number(users), bound === "none" ? null : Number(bound))));
     return;
   }
   const report = argv.includes("--report");
@@ -218,14 +238,19 @@ async function main(): Promise<void> {
         `${name} (${tree}): open ${m("openMs")} ms · RSS after open ${m("rssAfterOpenMb")} MB · first recall of a never-loaded user p50 ${m("firstRecallP50Ms")} ms · RSS after 20 users ${m("rssAfterRecallsMb")} MB`,
       );
     }
-    const touch = JSON.parse(child(["--touch", dir, String(users)])) as Touch;
-    console.log(
-      `every user recalled once with maxLoadedUsers ${touch.bound}: ${touch.users} users in ${touch.seconds.toFixed(1)} s · first recall p50 ${touch.firstRecallP50Ms.toFixed(1)} ms · RSS largest ${touch.maxRssMb.toFixed(1)} MB, at the end ${touch.lastRssMb.toFixed(1)} MB · ${touch.loadedUsers} users loaded at the end`,
-    );
+    const touchWith = (bound: number | null): Touch => {
+      const touch = JSON.parse(child(["--touch", dir, String(users), bound === null ? "none" : String(bound)])) as Touch;
+      console.log(
+        `every user recalled once, ${bound === null ? "no bound" : `maxLoadedUsers ${bound}`}: ${touch.users} users in ${touch.seconds.toFixed(1)} s · recall p50 ${touch.firstRecallP50Ms.toFixed(1)} ms · RSS largest ${touch.maxRssMb.toFixed(1)} MB, at the end ${touch.lastRssMb.toFixed(1)} MB · ${touch.loadedUsers} users loaded at the end · RSS every 5 % of the users: ${touch.samples.map((v) => v.toFixed(0)).join(" ")}`,
+      );
+      return touch;
+    };
+    const touch = touchWith(BOUND);
+    const unbounded = entries <= 200_000 ? touchWith(null) : null;
     if (report && mine !== null) {
       const all = existsSync(JSON_PATH) ? (JSON.parse(readFileSync(JSON_PATH, "utf8")) as Recorded[]) : [];
       const kept = all.filter((r) => r.entries !== entries || r.users !== users);
-      kept.push({ entries, users, measure: mine, touch, measuredAt: new Date().toISOString() });
+      kept.push({ entries, users, measure: mine, touch, unbounded, measuredAt: new Date().toISOString() });
       kept.sort((a, b) => a.entries - b.entries || a.users - b.users);
       writeFileSync(JSON_PATH, `${JSON.stringify(kept, null, 2)}\n`);
       writeFileSync(SVG_PATH, renderChart(kept));
