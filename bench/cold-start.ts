@@ -1,19 +1,24 @@
 // Cold start of a large file store: open time, RSS after open, and the first recall of a user nobody asked about yet,
-// for this checkout and (optionally) another one, each measured in a fresh process on the same store.
+// for this checkout and (optionally) another one, each measured in a fresh process on the same store; then, for this
+// checkout, one process that recalls every user once under `maxLoadedUsers` (RSS must stay bounded).
 //
 // Usage: node --expose-gc --import tsx bench/cold-start.ts [entries, default 100000] [users, default 1000] [other checkout]
+//        node --expose-gc --import tsx bench/cold-start.ts --million   (1,000,000 entries over 10,000 users; minutes)
+//        add --report to record the figures in docs/bench/cold-start.json and redraw docs/bench/cold-start.svg
 // e.g.   mkdir /tmp/base && git archive 5085519 src | tar -x -C /tmp/base && ln -s "$PWD/node_modules" /tmp/base/node_modules
 //        node --expose-gc --import tsx bench/cold-start.ts 100000 1000 /tmp/base
-// The store is written once (FileBackend appends + one compaction) by this checkout; both read the same files.
+// The store is written once (FileBackend appends, compacted every 100,000 entries) by this checkout; both read the same files.
 // Prints, per checkout, medians of 3 processes: open ms, RSS MB after open, first-recall ms (p50 over 20 users
-// never loaded before), RSS MB after those 20 users.
+// never loaded before), RSS MB after those 20 users; then the every-user workload (RSS sampled every 5 % of the users),
+// with maxLoadedUsers 100 and, up to 200,000 entries, without a bound.
 
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { EntryRecord } from "../src/types.ts";
+import { groupedBarChart } from "../eval/svg-chart.ts";
 
 const here = fileURLToPath(new URL("..", import.meta.url));
 
@@ -36,14 +41,19 @@ function text(i: number): string {
   return `fact ${i}: ${words.join(" ")}`;
 }
 
+/** Users kept in memory by the every-user workload. */
+const BOUND = 100;
+
 async function build(dir: string, entries: number, users: number): Promise<void> {
   const { FileBackend } = await import("../src/persistence/file/file-backend.ts");
   const { HashingEmbedder } = await import("../src/embedding/hashing-embedder.ts");
   const { makeEntryId } = await import("../src/state/ids.ts");
   const embedder = new HashingEmbedder();
+  const identity = { id: embedder.id, dim: embedder.dim };
   const backend = new FileBackend(dir, { sync: "none" });
-  await backend.load();
-  const all: EntryRecord[] = [];
+  // Opened as a store that loads users when asked: compactStored folds the journal into the snapshot from the
+  // files, so a million entries are never all in memory at once.
+  await backend.openCatalog();
   for (let start = 0; start < entries; start += 512) {
     const texts: string[] = [];
     for (let i = start; i < Math.min(entries, start + 512); i++) texts.push(text(i));
@@ -64,11 +74,63 @@ async function build(dir: string, entries: number, users: number): Promise<void>
         embedding: vectors[k]!,
       };
     });
-    all.push(...batch);
     await backend.append([{ entries: batch }]);
+    if ((start + 512) % 102_400 === 0) await backend.compactStored(identity);
   }
-  await backend.compact({ embedder: { id: embedder.id, dim: embedder.dim }, count: all.length, entries: all });
+  await backend.compactStored(identity);
   await backend.close();
+}
+
+interface Touch {
+  users: number;
+  /** maxLoadedUsers, or null for no bound. */
+  bound: number | null;
+  /** RSS MB after each 5 % of the users. */
+  samples: number[];
+  seconds: number;
+  firstRecallP50Ms: number;
+  maxRssMb: number;
+  lastRssMb: number;
+  loadedUsers: number;
+}
+
+/** One process recalling every user once, in order, with at most `bound` users in memory (null: no bound); RSS sampled 20 times. */
+async function touchEveryUser(dir: string, users: number, bound: number | null): Promise<Touch> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  const { MemoryStore } = await import("../src/node.ts");
+  const rss = (): number => {
+    gc?.();
+    return process.memoryUsage().rss / 2 ** 20;
+  };
+  const mem = await MemoryStore.open(dir, bound === null ? {} : { maxLoadedUsers: bound });
+  const samples: number[] = [];
+  const started = performance.now();
+  const times: number[] = [];
+  let maxRssMb = rss();
+  for (let u = 0; u < users; u++) {
+    const t = performance.now();
+    const hits = await mem.recall(`user-${u}`, "coffee hiking Berlin", { topK: 5 });
+    times.push(performance.now() - t);
+    if (hits.length === 0) throw new Error(`no hit for user-${u}`);
+    if ((u + 1) % Math.max(1, Math.floor(users / 20)) === 0) {
+      samples.push(rss());
+      maxRssMb = Math.max(maxRssMb, samples.at(-1)!);
+    }
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const lastRssMb = rss();
+  const { loadedUsers } = await mem.stats();
+  await mem.close();
+  return {
+    users,
+    bound,
+    samples,
+    seconds,
+    firstRecallP50Ms: median(times),
+    maxRssMb: Math.max(maxRssMb, lastRssMb),
+    lastRssMb,
+    loadedUsers: loadedUsers ?? -1,
+  };
 }
 
 /** One fresh process's figures for checkout `tree` on the store in `dir`. */
@@ -102,16 +164,53 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
+interface Recorded {
+  entries: number;
+  users: number;
+  measure: Record<keyof Measure, number>;
+  touch: Touch;
+  /** The same workload without a bound (small stores only: a million entries all loaded take gigabytes). */
+  unbounded: Touch | null;
+  measuredAt: string;
+}
+
+const JSON_PATH = fileURLToPath(new URL("../docs/bench/cold-start.json", import.meta.url));
+const SVG_PATH = fileURLToPath(new URL("../docs/bench/cold-start.svg", import.meta.url));
+
+/** RSS after open, and its largest value while every user is recalled under the bound, per store size. */
+function renderChart(all: Recorded[]): string {
+  return groupedBarChart({
+    title: `RSS of a file store (MB): after open, and while every user is recalled with maxLoadedUsers ${BOUND}`,
+    groups: all.map((r) => `${r.entries.toLocaleString("en")} entries / ${r.users.toLocaleString("en")} users`),
+    series: [
+      { name: "after open", color: "#4f81bd", values: all.map((r) => r.measure.rssAfterOpenMb) },
+      { name: `every user recalled, at most ${BOUND} loaded (largest)`, color: "#9bbb59", values: all.map((r) => r.touch.maxRssMb) },
+      { name: "every user recalled, no bound (largest)", color: "#c0504d", values: all.map((r) => r.unbounded?.maxRssMb ?? Number.NaN) },
+    ],
+    yLabel: "RSS MB",
+    format: (v) => v.toFixed(0),
+    width: 820,
+  });
+}
+
 async function main(): Promise<void> {
-  const [mode, ...rest] = process.argv.slice(2);
-  if (mode === "--measure") {
-    const [tree, dir, users] = rest;
+  const argv = process.argv.slice(2);
+  if (argv[0] === "--measure") {
+    const [, tree, dir, users] = argv;
     process.stdout.write(JSON.stringify(await measure(tree!, dir!, Number(users))));
     return;
   }
-  const entries = Number(mode ?? 100_000);
-  const users = Number(rest[0] ?? 1_000);
-  const other = rest[1];
+  if (argv[0] === "--touch") {
+    const [, dir, users, bound] = argv;
+    process.stdout.write(JSON.stringify(await touchEveryUser(dir!, Number(users), bound === "none" ? null : Number(bound))));
+    return;
+  }
+  const report = argv.includes("--report");
+  const million = argv.includes("--million");
+  const rest = argv.filter((a) => !a.startsWith("--"));
+  const entries = million ? 1_000_000 : Number(rest[0] ?? 100_000);
+  const users = million ? 10_000 : Number(rest[1] ?? 1_000);
+  const other = million ? undefined : rest[2];
   const base = mkdtempSync(join(tmpdir(), "moomem-cold-"));
   try {
     const dir = join(base, "store");
@@ -120,20 +219,42 @@ async function main(): Promise<void> {
     console.log(`built ${entries} entries over ${users} users in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     const trees: [string, string][] = [["this checkout", here]];
     if (other !== undefined) trees.unshift(["other checkout", other]);
+    const child = (args: string[]): string =>
+      execFileSync(process.execPath, ["--expose-gc", "--import", "tsx", fileURLToPath(import.meta.url), ...args], {
+        cwd: here,
+        encoding: "utf8",
+        maxBuffer: 2 ** 20,
+      });
+    let mine: Record<keyof Measure, number> | null = null;
     for (const [name, tree] of trees) {
       const runs: Measure[] = [];
-      for (let r = 0; r < 3; r++) {
-        // A fresh process each time: RSS and open time without anything warmed up by an earlier open.
-        const out = execFileSync(process.execPath, ["--expose-gc", "--import", "tsx", fileURLToPath(import.meta.url), "--measure", tree, dir, String(users)], {
-          cwd: here,
-          encoding: "utf8",
-        });
-        runs.push(JSON.parse(out) as Measure);
-      }
-      const m = (k: keyof Measure): string => median(runs.map((r) => r[k])).toFixed(1);
+      // A fresh process each time: RSS and open time without anything warmed up by an earlier open.
+      for (let r = 0; r < 3; r++) runs.push(JSON.parse(child(["--measure", tree, dir, String(users)])) as Measure);
+      const keys: Array<keyof Measure> = ["openMs", "rssAfterOpenMb", "firstRecallP50Ms", "rssAfterRecallsMb"];
+      const medians = Object.fromEntries(keys.map((k) => [k, median(runs.map((r) => r[k]))])) as Record<keyof Measure, number>;
+      if (tree === here) mine = medians;
+      const m = (k: keyof Measure): string => medians[k].toFixed(1);
       console.log(
         `${name} (${tree}): open ${m("openMs")} ms · RSS after open ${m("rssAfterOpenMb")} MB · first recall of a never-loaded user p50 ${m("firstRecallP50Ms")} ms · RSS after 20 users ${m("rssAfterRecallsMb")} MB`,
       );
+    }
+    const touchWith = (bound: number | null): Touch => {
+      const touch = JSON.parse(child(["--touch", dir, String(users), bound === null ? "none" : String(bound)])) as Touch;
+      console.log(
+        `every user recalled once, ${bound === null ? "no bound" : `maxLoadedUsers ${bound}`}: ${touch.users} users in ${touch.seconds.toFixed(1)} s · recall p50 ${touch.firstRecallP50Ms.toFixed(1)} ms · RSS largest ${touch.maxRssMb.toFixed(1)} MB, at the end ${touch.lastRssMb.toFixed(1)} MB · ${touch.loadedUsers} users loaded at the end · RSS every 5 % of the users: ${touch.samples.map((v) => v.toFixed(0)).join(" ")}`,
+      );
+      return touch;
+    };
+    const touch = touchWith(BOUND);
+    const unbounded = entries <= 200_000 ? touchWith(null) : null;
+    if (report && mine !== null) {
+      const all = existsSync(JSON_PATH) ? (JSON.parse(readFileSync(JSON_PATH, "utf8")) as Recorded[]) : [];
+      const kept = all.filter((r) => r.entries !== entries || r.users !== users);
+      kept.push({ entries, users, measure: mine, touch, unbounded, measuredAt: new Date().toISOString() });
+      kept.sort((a, b) => a.entries - b.entries || a.users - b.users);
+      writeFileSync(JSON_PATH, `${JSON.stringify(kept, null, 2)}\n`);
+      writeFileSync(SVG_PATH, renderChart(kept));
+      console.log("wrote docs/bench/cold-start.json and cold-start.svg");
     }
   } finally {
     rmSync(base, { recursive: true, force: true });

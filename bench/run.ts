@@ -1,8 +1,12 @@
 // `npm run bench`: add throughput, recall latency, open time, disk and heap per entry; moomem beside Orama, MiniSearch, vectra and a brute-force scan.
 //
-// Usage: npm run bench [-- --quick] [-- --sizes 1000,10000] [-- --no-report]
+// Usage: npm run bench [-- --quick] [-- --sizes 1000,10000] [-- --no-report] [-- --million]
+// Then bulk ingestion (bench/bulk-ingest.ts: add vs addMany) and the cold start of a large file store
+// (bench/cold-start.ts: 100,000 entries over 1,000 users; with --million 1,000,000 over 10,000, which takes minutes).
 // Runs under `node --expose-gc --import tsx` (see package.json) so heap numbers are taken after a full GC.
 
+import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir, cpus } from "node:os";
 import { join } from "node:path";
@@ -13,6 +17,7 @@ import { makeEntryId } from "../src/state/ids.ts";
 import type { EntryRecord } from "../src/types.ts";
 import { groupedBarChart } from "../eval/svg-chart.ts";
 import { makeCorpus, type Corpus } from "./corpus.ts";
+import { benchBulkIngest } from "./bulk-ingest.ts";
 import { bruteForce, miniSearch, orama, vectra, type Built, type Peer } from "./peers.ts";
 
 const args = process.argv.slice(2);
@@ -206,7 +211,40 @@ const ms = (v: number): string => (v < 1 ? v.toFixed(3) : v < 10 ? v.toFixed(2) 
 const rate = (v: number): string => (v >= 1000 ? `${(v / 1000).toFixed(v >= 100_000 ? 0 : 1)}k` : v.toFixed(0));
 const kb = (v: number): string => (v >= 1024 ? `${(v / 1024).toFixed(1)} KiB` : `${v.toFixed(0)} B`);
 
-function renderReport(rows: Row[], embedRate: number, command: string, seconds: number): string {
+/** Bulk ingestion and the cold start at scale, as report lines (each also printed as it is measured). */
+async function scaleSections(): Promise<string[]> {
+  const inputs = quick ? 500 : 2_000;
+  const lines = ["## Bulk ingestion: `add` one by one vs `addMany`", ""];
+  lines.push(
+    `\`bench/bulk-ingest.ts\`: ${inputs.toLocaleString("en")} distinct statements of one user, default extractor and embedder, a fresh store per run; entries stored per second, median of 3 runs.`,
+  );
+  lines.push("", "| storage | `add` | `addMany` (1,000 per call) | ratio |", "|---|--:|--:|--:|");
+  for (const r of await benchBulkIngest(inputs, 3)) {
+    console.log(`bulk ingestion, ${r.storage}: add ${rate(r.add)}/s · addMany ${rate(r.addMany)}/s`);
+    lines.push(
+      `| ${r.storage === "files" ? "files (one fdatasync per write)" : "`:memory:`"} | ${rate(r.add)} | ${rate(r.addMany)} | ${(r.addMany / r.add).toFixed(1)}× |`,
+    );
+  }
+  const million = args.includes("--million");
+  const coldArgs = million ? ["--million"] : quick ? ["10000", "100"] : [];
+  // The scale runs record themselves in docs/bench/cold-start.json and redraw its chart (full runs only).
+  if (!quick && !args.includes("--no-report")) coldArgs.push("--report");
+  const out = execFileSync(process.execPath, ["--expose-gc", "--import", "tsx", fileURLToPath(new URL("cold-start.ts", import.meta.url)), ...coldArgs], {
+    encoding: "utf8",
+  });
+  process.stdout.write(out);
+  lines.push(
+    "",
+    "## Cold start of a large file store",
+    "",
+    `\`node --expose-gc --import tsx bench/cold-start.ts ${coldArgs.join(" ")}\` (see docs/bench/cold-start.md):`,
+    "",
+  );
+  lines.push("```", ...out.trim().split("\n"), "```", "", "![RSS after open and under maxLoadedUsers](cold-start.svg)", "");
+  return lines;
+}
+
+function renderReport(rows: Row[], embedRate: number, command: string, seconds: number, scale: string[]): string {
   const lines: string[] = [];
   lines.push("# Benchmarks");
   lines.push("");
@@ -244,6 +282,7 @@ function renderReport(rows: Row[], embedRate: number, command: string, seconds: 
   }
   lines.push("![recall latency p50 by size](recall-latency.svg)");
   lines.push("");
+  lines.push(...scale);
   lines.push(...NOTES);
   return lines.join("\n");
 }
@@ -383,12 +422,13 @@ async function main(): Promise<void> {
     log(await benchPeer(size, () => orama(corpus.docs, vectors, embedder.dim), corpus, queryVectors));
     if (size <= VECTRA_MAX) log(await benchPeer(size, () => vectra(vectors), corpus, queryVectors));
   }
+  const scale = await scaleSections();
   const seconds = (performance.now() - started) / 1000;
   if (!args.includes("--no-report")) {
     const dir = new URL("../docs/bench/", import.meta.url);
     mkdirSync(dir, { recursive: true });
     const command = `npm run bench${args.length > 0 ? ` -- ${args.join(" ")}` : ""}`;
-    writeFileSync(new URL("results.md", dir), renderReport(rows, embedRate, command, seconds));
+    writeFileSync(new URL("results.md", dir), renderReport(rows, embedRate, command, seconds, scale));
     writeFileSync(new URL("recall-latency.svg", dir), renderChart(rows));
     console.log(`wrote docs/bench/results.md and recall-latency.svg (${seconds.toFixed(0)} s)`);
   }

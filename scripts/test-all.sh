@@ -21,6 +21,7 @@ NODE_ONLY_TESTS=(
   test/node/cli.test.ts          # spawns `node dist/cli/main.js` whatever runs the test: Bun/Deno would re-test Node
   test/node/cli-truncation.test.ts  # the same
   test/node/cli-import.test.ts      # runs the built bin with node: same
+  test/node/cli-add-lines.test.ts   # runs the built bin with node: same
   test/node/examples.test.ts     # spawns tsx (Node) for every example: same
   test/node/openai/demo.test.ts  # spawns tsx (Node) for the demo: same
   test/node/openai/cli-llm.test.ts  # spawns the built bin with node: same

@@ -24,7 +24,7 @@ import { isLive, type Change } from "../state/entry-state.ts";
 import { MAX_CONFLICT_IDS } from "../state/lifecycle.ts";
 import type { UserEntries } from "../state/user-entries.ts";
 import { makeEntryId, type SeqCounter } from "../state/ids.ts";
-import { extractFacts, type ExtractionGuard, type PreparedFact } from "./extract.ts";
+import { extractFacts, type ExtractionGuard, type ExtractionResult, type PreparedFact } from "./extract.ts";
 import { judgeFacts } from "./judge.ts";
 import type { JudgeCandidate, SimilarityJudge } from "./similarity-judge.ts";
 
@@ -97,6 +97,55 @@ export async function prepareAdd(p: AddPipeline, userId: string, input: string |
     embeddingFailed: embedded.degradedReason,
     usedRetry: extraction.usedRetry,
   };
+}
+
+/**
+ * Steps 1-3 of `addMany`: each input extracted in order, exactly as `add` would (the failure guard
+ * counts each one, and its third failure in a row throws `EXTRACTION_FAILURE`: nothing of the call is
+ * stored), then the facts of every input embedded in ONE embedder call. A null input (a transcript
+ * with nothing from the user) is not extracted and stays null.
+ */
+export async function prepareAddMany(
+  p: AddPipeline,
+  userId: string,
+  inputs: ReadonlyArray<string | readonly ChatMessage[] | null>,
+): Promise<Array<PreparedInput | null>> {
+  const extractions: Array<ExtractionResult | null> = [];
+  for (let i = 0; i < inputs.length; i++) {
+    const input = inputs[i]!;
+    if (input === null) {
+      extractions.push(null);
+      continue;
+    }
+    const extraction = await extractFacts(p.extractor, userId, input, p.maxContentChars);
+    if (p.guard.record(extraction.degradedReason !== undefined)) {
+      throw new MoomemError(
+        "EXTRACTION_FAILURE",
+        `the extractor (${p.extractor.mode}) failed ${p.guard.failures} inputs in a row, the last one inputs[${i}] (${extraction.degradedReason}); nothing of this addMany was stored — check the model service, then add them again`,
+      );
+    }
+    extractions.push(extraction);
+  }
+  const embedded = await embedTexts(
+    p.embedder,
+    extractions.flatMap((e) => e?.facts.map((f) => f.content) ?? []),
+    p.dim,
+  );
+  let at = 0;
+  return extractions.map((extraction) => {
+    if (extraction === null) return null;
+    const n = extraction.facts.length;
+    const vectors = embedded.vectors === null ? null : embedded.vectors.slice(at, at + n);
+    at += n;
+    return {
+      facts: extraction.facts,
+      vectors,
+      extractionFailed: extraction.degradedReason,
+      // An input without facts embedded nothing: like its own add, it is not degraded by the others' call.
+      embeddingFailed: n > 0 ? embedded.degradedReason : undefined,
+      usedRetry: extraction.usedRetry,
+    };
+  });
 }
 
 /** Steps 1-3 of `reextract` for one stored text: null when extraction failed again (the entry stays as it is). */

@@ -11,6 +11,7 @@ import { commitAdd, prepareAdd, type AddPipeline } from "../ingest/add-pipeline.
 import { callBackend, callBackendSync, readClock, wantsCompaction } from "../validation/plugin-checks.ts";
 import {
   checkAddInput,
+  checkAddManyInputs,
   checkImportSource,
   checkKnownKeys,
   checkMetadata,
@@ -40,6 +41,7 @@ import { forgetEntries, readForgetArgs } from "./forget.ts";
 import { restoreEntry } from "./restore.ts";
 import { historyOf } from "./history.ts";
 import { reextractEntries } from "./reextract.ts";
+import { addMany } from "./add-many.ts";
 import type { AddOptions, ExportOptions, ForgetOptions, ForgetTarget, ImportOptions, ListOptions, RecallOptions, ReextractSummary } from "./options.ts";
 
 /**
@@ -197,6 +199,35 @@ export class MemoryStore {
       return this.#users.use(userId, () =>
         this.#queue.write((change) => commitAdd(change, this.#state.user(userId), prepared, this.#pipeline, { metadata, observedAt }), userId),
       );
+    });
+  }
+
+  /**
+   * Adds many inputs of one user (at most 1,000 per call), as if `add` had been called for each in
+   * order: later inputs are deduplicated and judged against the facts of earlier ones. Extraction runs
+   * per input, embedding in one embedder call for all, and everything is persisted as ONE atomic write
+   * (all or nothing). `options` apply to every input. Resolves to one summary per input, in order.
+   *
+   * @example
+   * ```ts
+   * const summaries = await mem.addMany("user-42", ["I live in Beijing", "I moved to Shenzhen"]);
+   * console.log(summaries[1].superseded); // 1: the second input replaced the first one's fact
+   * ```
+   */
+  addMany(userId: string, inputs: readonly AddInput[], options?: AddOptions): Promise<AddSummary[]> {
+    return this.#track(async () => {
+      this.#checkWritable();
+      checkUserId(userId);
+      const texts = checkAddManyInputs(inputs);
+      const o = checkOptions(options, "addMany options");
+      checkKnownKeys(o, ["metadata", "observedAt"], "addMany");
+      const metadata = o["metadata"] === undefined ? {} : checkMetadata(o["metadata"], "addMany: metadata");
+      const observedAt = o["observedAt"] === undefined ? undefined : checkTime(o["observedAt"], "addMany: observedAt");
+      return addMany(this.#pipeline, userId, texts, {
+        metadata,
+        observedAt,
+        write: (commit) => this.#users.use(userId, () => this.#queue.write((change) => commit(change, this.#state.user(userId)), userId)),
+      });
     });
   }
 

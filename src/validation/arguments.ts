@@ -194,6 +194,33 @@ export function checkAddInput(input: unknown): string | ChatMessage[] {
   });
 }
 
+/** The most inputs one `addMany` call takes (README, "Adding many inputs at once"): one call is one write, held in memory until durable. */
+export const MAX_ADD_MANY_INPUTS = 1_000;
+
+/**
+ * `addMany`'s inputs: an array of what `add` takes, each checked with `add`'s rules; a bad one is
+ * `INVALID_ARGUMENT` naming its index, before anything runs.
+ */
+export function checkAddManyInputs(inputs: unknown): Array<string | ChatMessage[]> {
+  return readGuarded("addMany: inputs", () => {
+    if (!Array.isArray(inputs)) throw invalidArgument(`addMany: inputs must be an array of texts or transcripts (what add takes), got ${describe(inputs)}`);
+    if (inputs.length > MAX_ADD_MANY_INPUTS) {
+      throw invalidArgument(`addMany: ${inputs.length} inputs; the limit is ${MAX_ADD_MANY_INPUTS} per call (split them into several addMany calls)`);
+    }
+    const checked: Array<string | ChatMessage[]> = [];
+    for (let i = 0; i < inputs.length; i++) {
+      try {
+        checked.push(checkAddInput(inputs[i]));
+      } catch (error) {
+        // add's message, with the input it is about (a hole in the array reads as undefined and is refused the same way).
+        if (!(error instanceof MoomemError)) throw error;
+        throw new MoomemError(error.code, `addMany: inputs[${i}]: ${error.message.replace(/^add: /, "")}`, { cause: error });
+      }
+    }
+    return checked;
+  });
+}
+
 /** A message's content as text: a string as it is, null as "", an array of parts as its text parts. */
 function messageText(content: unknown, i: number): string {
   if (typeof content === "string") return content;

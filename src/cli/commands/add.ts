@@ -1,7 +1,7 @@
 // `moomem add`: remember what a user said and show what was understood and stored.
 
 import type { AddSummary, Metadata } from "../../node.ts";
-import { stringList, usageError } from "../args.ts";
+import { flag, stringList, usageError } from "../args.ts";
 import { type Command, type CommandContext, USER_OPTION, requireText, requireUser } from "../command.ts";
 import { readAll } from "../io.ts";
 import { type Output, oneLine, plural } from "../output.ts";
@@ -13,6 +13,7 @@ export const addCommand: Command = {
   options: {
     user: USER_OPTION,
     meta: { type: "string", multiple: true, placeholder: "key=value", description: "metadata kept on the new entries (repeatable; values are strings)" },
+    lines: { type: "boolean", description: 'with "-": each line of stdin is one input (blank lines skipped), added with addMany' },
   },
   details: [
     'The words after the options are the text; "-" reads the text from stdin.',
@@ -21,17 +22,51 @@ export const addCommand: Command = {
     `  moomem add -u alice "I'm allergic to peanuts"`,
     "  moomem add -u alice --meta source=onboarding I live in Beijing",
     "  echo 'I prefer tea' | moomem add -u alice -",
+    "  moomem add -u alice --lines - < notes.txt",
+    "",
+    "With --lines, the lines go to the store 1,000 at a time (one embedder call and one write each, all or",
+    "nothing), each added exactly as a separate add would be; --json prints one summary per line.",
   ],
   async run(ctx: CommandContext): Promise<void> {
     const user = requireUser(ctx);
     const metadata = readMeta(ctx);
-    const text = ctx.positionals.length === 1 && ctx.positionals[0] === "-" ? await readAll(ctx.io.stdin) : requireText(ctx, "the text to remember");
+    const fromStdin = ctx.positionals.length === 1 && ctx.positionals[0] === "-";
+    if (flag(ctx.values, "lines")) {
+      if (!fromStdin) throw usageError(ctx.name, '--lines reads the lines from stdin: pass "-" as the text');
+      return addLines(ctx, user, metadata, await readAll(ctx.io.stdin));
+    }
+    const text = fromStdin ? await readAll(ctx.io.stdin) : requireText(ctx, "the text to remember");
     const store = await ctx.open({ readOnly: false, embeds: true });
     const summary = await store.add(user, text, metadata === undefined ? undefined : { metadata });
     if (ctx.out.json) ctx.out.data(summary);
     else printSummary(ctx.out, summary, user);
   },
 };
+
+/** The inputs `addMany` takes per call (README, "Adding many inputs at once"). */
+const LINES_PER_CALL = 1_000;
+
+/** `--lines`: every non-blank line one input, through addMany in calls of at most 1,000 lines. */
+async function addLines(ctx: CommandContext, user: string, metadata: Metadata | undefined, text: string): Promise<void> {
+  // Numbered as in the input, blank lines included, so a reader finds each one.
+  const numbered = text.split(/\r?\n/).map((line, i) => ({ line, n: i + 1 }));
+  const kept = numbered.filter(({ line }) => line.trim().length > 0);
+  const lines = kept.map(({ line }) => line);
+  if (lines.length === 0) throw usageError(ctx.name, "--lines found no line with text on stdin");
+  const store = await ctx.open({ readOnly: false, embeds: true });
+  const summaries: AddSummary[] = [];
+  for (let i = 0; i < lines.length; i += LINES_PER_CALL) {
+    summaries.push(...(await store.addMany(user, lines.slice(i, i + LINES_PER_CALL), metadata === undefined ? undefined : { metadata })));
+  }
+  if (ctx.out.json) {
+    ctx.out.data(summaries);
+    return;
+  }
+  summaries.forEach((summary, i) => {
+    ctx.out.line(ctx.out.style.dim(`line ${kept[i]!.n}: ${oneLine(lines[i]!)}`));
+    printSummary(ctx.out, summary, user);
+  });
+}
 
 function readMeta(ctx: CommandContext): Metadata | undefined {
   const pairs = stringList(ctx.values, "meta");
