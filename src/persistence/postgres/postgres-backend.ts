@@ -491,10 +491,25 @@ export class PostgresBackend implements PersistenceBackend, UserLoading {
     return this.#run("readUser", (db) =>
       db.transaction(async (tx) => {
         await tx.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+        if (!this.#readOnly) await this.#checkStillWriter(tx, "readUser");
         const [user] = await tx.query(`SELECT version FROM ${this.#s}.users WHERE user_id = $1`, [userId]);
         const entries = await this.#pages(tx, `user_id = $2 AND`, [userId]);
         return { version: user === undefined ? 0 : Number(numeric(user["version"])), entries };
       }),
+    );
+  }
+
+  /**
+   * Refuses (`STORE_LOCKED`) when, in this snapshot, another opener has taken over as the writer. A writer
+   * that was taken over must not read a user: the snapshot may hold the new writer's entries, whose seqs
+   * this writer would hand out again; its next write would be refused anyway.
+   */
+  async #checkStillWriter(tx: SqlQueryable, what: string): Promise<void> {
+    const [meta] = await tx.query(`SELECT writer_epoch FROM ${this.#s}.meta WHERE id = 1`);
+    if (meta !== undefined && Number(numeric(meta["writer_epoch"])) === this.#epoch) return;
+    throw new MoomemError(
+      "STORE_LOCKED",
+      `${this.location} was opened for writing by another process (or another store object) after this one; this ${what} read nothing. Only the latest opener writes: close this store, or reopen it to take over`,
     );
   }
 

@@ -145,3 +145,23 @@ describe("per-user loading on PostgreSQL", () => {
     await again.close();
   });
 });
+
+describe("a writer that was taken over, on PostgreSQL", () => {
+  it("reads no user (STORE_LOCKED): the new writer's entries would carry seqs it hands out again", async () => {
+    const schema = freshSchema();
+    const first = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool, schema }), maxLoadedUsers: 10 });
+    await first.add("zoe", "I like tea");
+    await first.close();
+    // Both open from the catalog (seq 1 is the largest); the later one takes over and writes seq 2.
+    const older = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool, schema }), maxLoadedUsers: 10 });
+    const newer = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool, schema }), maxLoadedUsers: 10 });
+    expect((await newer.add("zoe", "I play the cello")).inserted).toBe(1);
+    // Before this check, the older writer loaded zoe with seq 2 in it and its own next seq was 2 too:
+    // its add failed with INVALID_ARGUMENT ("already has seq 2") instead of STORE_LOCKED.
+    await expect(older.add("zoe", "I speak Greek")).rejects.toMatchObject({ code: "STORE_LOCKED" });
+    await expect(older.recall("zoe", "tea")).rejects.toMatchObject({ code: "STORE_LOCKED" });
+    expect((await newer.list("zoe")).map((e) => e.content).sort()).toEqual(["I like tea", "I play the cello"]);
+    await older.close().catch(() => undefined);
+    await newer.close();
+  });
+});
