@@ -10,6 +10,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
+import { afterAll, beforeAll } from "vitest";
 
 /** A role that must log in with a password (scram), for the tests that check no password is ever printed. */
 export const PASSWORD_ROLE = "moomem_pw";
@@ -126,5 +127,43 @@ export async function startCluster(): Promise<TestCluster> {
       live.delete(stopNow);
       stopNow();
     },
+  };
+}
+
+/** The cluster of one test file, its shared pool, and fresh schema names, from {@link clusterPerFile}. */
+export interface FileCluster {
+  readonly cluster: TestCluster;
+  readonly pool: pg.Pool;
+  /** A schema name no other test of this run uses: `<prefix><pid>_<n>`. */
+  freshSchema(): string;
+}
+
+/**
+ * Starts one throwaway cluster before the calling test file's tests and destroys it after them. Call at
+ * the top level of the file; `cluster` and `pool` are there once its tests run.
+ */
+export function clusterPerFile(prefix: string): FileCluster {
+  let cluster: TestCluster | undefined;
+  let pool: pg.Pool | undefined;
+  let schemas = 0;
+  beforeAll(async () => {
+    cluster = await startCluster();
+    pool = cluster.pool();
+  }, 180_000);
+  afterAll(async () => {
+    await cluster?.destroy();
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error("the test cluster is not started: use it inside a test or a hook");
+    return value;
+  };
+  return {
+    get cluster() {
+      return started(cluster);
+    },
+    get pool() {
+      return started(pool);
+    },
+    freshSchema: () => `${prefix}${process.pid}_${++schemas}`,
   };
 }

@@ -1,30 +1,19 @@
 // PostgresBackend on a real PostgreSQL server: the backend conformance suite, migrations, the writer fence and the per-user reads.
 
-import { describe, it, expect, beforeAll, afterAll } from "vitest";
+import { describe, it, expect } from "vitest";
 import type pg from "pg";
 import { PostgresBackend, type PostgresBackendOptions } from "../../../src/persistence/postgres/postgres-backend.ts";
 import { fromPgPool } from "../../../src/persistence/postgres/pg-adapter.ts";
 import { LATEST_SCHEMA_VERSION, migrate } from "../../../src/persistence/postgres/schema.ts";
 import { isMoomemError } from "../../../src/errors.ts";
 import { makeEntry, testBackend } from "../../backend-conformance.ts";
-import { startCluster, type TestCluster } from "./cluster.ts";
+import { clusterPerFile } from "./cluster.ts";
 
-let cluster: TestCluster;
-let pool: pg.Pool;
-let schemas = 0;
+const db = clusterPerFile("t");
 
-beforeAll(async () => {
-  cluster = await startCluster();
-  pool = cluster.pool();
-}, 180_000);
-
-afterAll(async () => {
-  await cluster?.destroy();
-});
-
-/** A backend on a fresh schema of the test cluster. */
+/** A backend on a fresh schema of the test db.cluster. */
 function fresh(options: Partial<PostgresBackendOptions> = {}): PostgresBackend {
-  return new PostgresBackend({ pool, schema: `t${process.pid}_${++schemas}`, ...options });
+  return new PostgresBackend({ pool: db.pool, schema: db.freshSchema(), ...options });
 }
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
@@ -39,7 +28,7 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 testBackend(
   "PostgresBackend (pg Pool)",
   () => fresh(),
-  (previous) => new PostgresBackend({ pool, schema: previous.schema }),
+  (previous) => new PostgresBackend({ pool: db.pool, schema: previous.schema }),
   {
     additionalTests: ({ make, reopen }) => {
       it("reports the schema's size from PostgreSQL, growing with what was written", async () => {
@@ -80,12 +69,12 @@ testBackend(
 describe("PostgresBackend: migrations", () => {
   it("four clients migrating one schema at once: each migration is applied exactly once", async () => {
     const schema = `mig_${process.pid}`;
-    const pools = [cluster.pool(2), cluster.pool(2), cluster.pool(2), cluster.pool(2)];
+    const pools = [db.cluster.pool(2), db.cluster.pool(2), db.cluster.pool(2), db.cluster.pool(2)];
     const results = await Promise.all(pools.map((p) => migrate(fromPgPool(p), schema)));
     const applied = results.flatMap((r) => r.applied).sort((a, b) => a - b);
     expect(applied).toEqual(Array.from({ length: LATEST_SCHEMA_VERSION }, (_, i) => i + 1));
     for (const r of results) expect(r.version).toBe(LATEST_SCHEMA_VERSION);
-    const { rows } = await pool.query(`SELECT version, count(*)::int AS n FROM ${schema}.migrations GROUP BY version ORDER BY version`);
+    const { rows } = await db.pool.query(`SELECT version, count(*)::int AS n FROM ${schema}.migrations GROUP BY version ORDER BY version`);
     expect(rows).toEqual(applied.map((version) => ({ version, n: 1 })));
     // And again: nothing left to apply, no lock taken.
     expect((await migrate(fromPgPool(pools[0]!), schema)).applied).toEqual([]);
@@ -94,14 +83,14 @@ describe("PostgresBackend: migrations", () => {
 
   it("four backends opening a new schema at once all load it, and only the last opener writes", async () => {
     const schema = `mig_open_${process.pid}`;
-    const backends = [0, 1, 2, 3].map(() => new PostgresBackend({ pool, schema }));
+    const backends = [0, 1, 2, 3].map(() => new PostgresBackend({ pool: db.pool, schema }));
     const states = await Promise.all(backends.map((b) => b.load()));
     for (const state of states) expect(state.entries).toEqual([]);
     const results = await Promise.allSettled(backends.map((b, i) => b.append([{ entries: [makeEntry(`o${i}`, i + 1)] }])));
     // Exactly one of them took over last; the others are fenced off and wrote nothing.
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     for (const r of results) if (r.status === "rejected") expect(isMoomemError(r.reason, "STORE_LOCKED")).toBe(true);
-    const { rows } = await pool.query(`SELECT count(*)::int AS n FROM ${schema}.entries`);
+    const { rows } = await db.pool.query(`SELECT count(*)::int AS n FROM ${schema}.entries`);
     expect(rows[0].n).toBe(1);
     for (const b of backends) await b.close();
   });
@@ -109,8 +98,8 @@ describe("PostgresBackend: migrations", () => {
   it("refuses a schema migrated by a newer moomem, naming what to do", async () => {
     const backend = fresh();
     await backend.setup();
-    await pool.query(`INSERT INTO ${backend.schema}.migrations (version, name) VALUES (${LATEST_SCHEMA_VERSION + 1}, 'from the future')`);
-    const next = new PostgresBackend({ pool, schema: backend.schema });
+    await db.pool.query(`INSERT INTO ${backend.schema}.migrations (version, name) VALUES (${LATEST_SCHEMA_VERSION + 1}, 'from the future')`);
+    const next = new PostgresBackend({ pool: db.pool, schema: backend.schema });
     const error = await rejection(next.load());
     expect(isMoomemError(error, "STORE_CORRUPTED")).toBe(true);
     expect((error as Error).message).toMatch(/newer.*upgrade moomem/);
@@ -118,13 +107,13 @@ describe("PostgresBackend: migrations", () => {
 
   it("with migrate: false, refuses an unmigrated schema for writing and opens it read-only as empty, creating nothing", async () => {
     const schema = `nomig_${process.pid}`;
-    const writer = new PostgresBackend({ pool, schema, migrate: false });
+    const writer = new PostgresBackend({ pool: db.pool, schema, migrate: false });
     const error = await rejection(writer.load());
     expect(isMoomemError(error, "IO_FAILURE")).toBe(true);
     expect((error as Error).message).toContain("run the migrations first");
-    const reader = new PostgresBackend({ pool, schema, readOnly: true });
+    const reader = new PostgresBackend({ pool: db.pool, schema, readOnly: true });
     expect((await reader.load()).entries).toEqual([]);
-    const { rows } = await pool.query("SELECT count(*)::int AS n FROM pg_namespace WHERE nspname = $1", [schema]);
+    const { rows } = await db.pool.query("SELECT count(*)::int AS n FROM pg_namespace WHERE nspname = $1", [schema]);
     expect(rows[0].n).toBe(0);
     await reader.close();
   });
@@ -135,27 +124,27 @@ describe("PostgresBackend: migrations", () => {
     expect(await backend.setup()).toEqual({ applied: [], version: LATEST_SCHEMA_VERSION });
     await backend.close();
     const schema = `setup_${process.pid}`;
-    const deploy = new PostgresBackend({ pool, schema, migrate: false, readOnly: true });
+    const deploy = new PostgresBackend({ pool: db.pool, schema, migrate: false, readOnly: true });
     expect((await deploy.setup()).applied).toHaveLength(LATEST_SCHEMA_VERSION);
-    const app = new PostgresBackend({ pool, schema, migrate: false });
+    const app = new PostgresBackend({ pool: db.pool, schema, migrate: false });
     expect((await app.load()).entries).toEqual([]);
     await app.close();
   });
 
   it("validates its options with clear errors", async () => {
     expect(() => new PostgresBackend({} as PostgresBackendOptions)).toThrow(/exactly one of/);
-    expect(() => new PostgresBackend({ pool, connectionString: "postgres://x" })).toThrow(/exactly one of/);
-    expect(() => new PostgresBackend({ pool, schema: 'x"; DROP TABLE y; --' })).toThrow(/plain SQL identifier/);
+    expect(() => new PostgresBackend({ pool: db.pool, connectionString: "postgres://x" })).toThrow(/exactly one of/);
+    expect(() => new PostgresBackend({ pool: db.pool, schema: 'x"; DROP TABLE y; --' })).toThrow(/plain SQL identifier/);
     expect(() => new PostgresBackend({ pool: { query: () => undefined } as unknown as pg.Pool })).toThrow(/single pg.Client is not enough/);
     const { default: pgModule } = await import("pg");
-    const single = new pgModule.Client({ connectionString: cluster.url });
+    const single = new pgModule.Client({ connectionString: db.cluster.url });
     expect(() => new PostgresBackend({ pool: single as unknown as pg.Pool })).toThrow(/single pg.Client is not enough/);
     // Through fromPgPool directly, the first transaction refuses it, before any statement runs.
     const client = fromPgPool(single as unknown as pg.Pool);
     await expect(client.transaction(() => Promise.resolve(1))).rejects.toThrow(/needs a pg Pool/);
     await single.end().catch(() => undefined);
-    expect(() => new PostgresBackend({ pool, keepEvents: 0 })).toThrow(/keepEvents must be an integer/);
-    expect(() => new PostgresBackend({ pool, readOnly: "yes" as unknown as boolean })).toThrow(/readOnly must be true or false/);
+    expect(() => new PostgresBackend({ pool: db.pool, keepEvents: 0 })).toThrow(/keepEvents must be an integer/);
+    expect(() => new PostgresBackend({ pool: db.pool, readOnly: "yes" as unknown as boolean })).toThrow(/readOnly must be true or false/);
   });
 });
 
@@ -164,17 +153,17 @@ describe("PostgresBackend: one writer per store today", () => {
     const first = fresh();
     await first.load();
     await first.append([{ entries: [makeEntry("a", 1)] }]);
-    const second = new PostgresBackend({ pool, schema: first.schema });
+    const second = new PostgresBackend({ pool: db.pool, schema: first.schema });
     expect((await second.load()).entries.map((e) => e.id)).toEqual(["a"]);
     const error = await rejection(first.append([{ entries: [makeEntry("b", 2)] }]));
     expect(isMoomemError(error, "STORE_LOCKED")).toBe(true);
     expect((error as Error).message).toContain("changed nothing");
     // A compaction records nothing once taken over (the new writer does that); close() stays quiet.
     await first.compact({ embedder: { id: "e", dim: 2 }, count: 0, entries: [] });
-    const [meta] = (await pool.query(`SELECT embedder_id FROM ${first.schema}.meta`)).rows;
+    const [meta] = (await db.pool.query(`SELECT embedder_id FROM ${first.schema}.meta`)).rows;
     expect(meta.embedder_id).toBeNull();
     await second.append([{ entries: [makeEntry("c", 3)] }]);
-    const { rows } = await pool.query(`SELECT id FROM ${first.schema}.entries ORDER BY seq`);
+    const { rows } = await db.pool.query(`SELECT id FROM ${first.schema}.entries ORDER BY seq`);
     expect(rows.map((r: { id: string }) => r.id)).toEqual(["a", "c"]);
     await first.close();
     await second.close();
@@ -186,7 +175,7 @@ describe("PostgresBackend: one writer per store today", () => {
     const a = makeEntry("a", 1, { embedding: Float32Array.from([1, 0]) });
     await first.append([{ entries: [a] }]);
     await first.compact({ embedder: { id: "old", dim: 2 }, count: 1, entries: [a] });
-    const second = new PostgresBackend({ pool, schema: first.schema });
+    const second = new PostgresBackend({ pool: db.pool, schema: first.schema });
     await second.load();
     const error = await rejection(first.compact({ embedder: { id: "new", dim: 3 }, count: 1, entries: [{ ...a, embedding: Float32Array.from([0, 0, 1]) }] }));
     expect(isMoomemError(error, "STORE_LOCKED")).toBe(true);
@@ -199,7 +188,7 @@ describe("PostgresBackend: one writer per store today", () => {
     const writer = fresh();
     await writer.load();
     await writer.append([{ entries: [makeEntry("a", 1)] }]);
-    const reader = new PostgresBackend({ pool, schema: writer.schema, readOnly: true });
+    const reader = new PostgresBackend({ pool: db.pool, schema: writer.schema, readOnly: true });
     expect((await reader.load()).entries.map((e) => e.id)).toEqual(["a"]);
     expect(isMoomemError(await rejection(reader.append([{ entries: [makeEntry("r", 9)] }])), "READ_ONLY")).toBe(true);
     await writer.append([{ entries: [makeEntry("b", 2)] }]);
@@ -314,7 +303,7 @@ describe("PostgresBackend: per-user reads", () => {
       ["a2", "active"],
       ["a3", "active"],
     ]);
-    const { rows } = await pool.query(`SELECT changes::text AS t FROM ${backend.schema}.events`);
+    const { rows } = await db.pool.query(`SELECT changes::text AS t FROM ${backend.schema}.events`);
     for (const row of rows) expect(row.t).not.toContain("secret");
     expect(await backend.eventsSince("alice", 3)).toEqual({ version: 3, reloadNeeded: false, events: [], entries: [] });
     expect((await backend.eventsSince("alice", 9)).reloadNeeded).toBe(true);
@@ -327,7 +316,7 @@ describe("PostgresBackend: per-user reads", () => {
     await backend.load();
     for (let i = 1; i <= 5; i++) await backend.append([{ entries: [makeEntry(`k${i}`, i, { userId: "u" })] }]);
     await backend.compact({ embedder: { id: "e", dim: 2 }, count: 5, entries: [] });
-    const { rows } = await pool.query(`SELECT version FROM ${backend.schema}.events WHERE user_id = 'u' ORDER BY version`);
+    const { rows } = await db.pool.query(`SELECT version FROM ${backend.schema}.events WHERE user_id = 'u' ORDER BY version`);
     expect(rows.map((r: { version: string }) => Number(r.version))).toEqual([4, 5]);
     expect((await backend.eventsSince("u", 2)).reloadNeeded).toBe(true);
     const recent = await backend.eventsSince("u", 3);
@@ -357,7 +346,7 @@ describe("PostgresBackend: per-user reads", () => {
     const backend = fresh();
     await backend.load();
     await backend.append([{ entries: [makeEntry("s", 41)] }]);
-    const others = [0, 1, 2].map(() => new PostgresBackend({ pool, schema: backend.schema }));
+    const others = [0, 1, 2].map(() => new PostgresBackend({ pool: db.pool, schema: backend.schema }));
     const blocks = await Promise.all([...others, backend].flatMap((b) => [b.reserveSeqs(10), b.reserveSeqs(5)]));
     const seqs = blocks.flatMap((first, i) => Array.from({ length: i % 2 === 0 ? 10 : 5 }, (_, k) => first + k));
     expect(new Set(seqs).size).toBe(seqs.length);

@@ -3,8 +3,7 @@
 
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { describe, it, expect, beforeAll, afterAll } from "vitest";
-import type pg from "pg";
+import { describe, it, expect } from "vitest";
 import { MemoryStore } from "../../../src/index.ts";
 import { MoomemError, isMoomemError } from "../../../src/errors.ts";
 import { PostgresBackend } from "../../../src/persistence/postgres/postgres-backend.ts";
@@ -12,44 +11,30 @@ import { fromPgPool } from "../../../src/persistence/postgres/pg-adapter.ts";
 import type { SqlClient } from "../../../src/persistence/postgres/sql-client.ts";
 import { rejectsWith } from "../../helpers/scripted.ts";
 import { seededRandom } from "../../helpers/seeded-random.ts";
-import { startCluster, type TestCluster } from "./cluster.ts";
+import { clusterPerFile } from "./cluster.ts";
 
-let cluster: TestCluster;
-let pool: pg.Pool;
-let schemas = 0;
-
-beforeAll(async () => {
-  cluster = await startCluster();
-  pool = cluster.pool();
-}, 180_000);
-
-afterAll(async () => {
-  await cluster?.destroy();
-});
-
-function freshSchema(): string {
-  return `f${process.pid}_${++schemas}`;
-}
+const db = clusterPerFile("f");
+const { freshSchema } = db;
 
 /** Contents of every entry of these users, as stored. */
 async function contents(schema: string): Promise<string[]> {
-  const { rows } = await pool.query(`SELECT content FROM "${schema}".entries ORDER BY seq`);
+  const { rows } = await db.pool.query(`SELECT content FROM "${schema}".entries ORDER BY seq`);
   return rows.map((r: { content: string }) => r.content);
 }
 
 describe("the server going away", () => {
   it("a call while the server is down fails with IO_FAILURE; after it is back the next call works and nothing failed was kept", async () => {
     const schema = freshSchema();
-    const mem = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool, schema }) });
+    const mem = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool: db.pool, schema }) });
     await mem.add("u", "before the outage");
-    await cluster.stop();
+    await db.cluster.stop();
     try {
       const error = await rejectsWith(mem.add("u", "during the outage"), "IO_FAILURE");
       expect(error.message).toContain("check that the database is reachable");
       // Recall runs in process, on what the store holds: it still answers.
       expect((await mem.recall("u", "outage")).map((h) => h.content)).toEqual(["before the outage"]);
     } finally {
-      await cluster.start();
+      await db.cluster.start();
     }
     await mem.add("u", "after the outage");
     expect((await mem.list("u")).map((e) => e.content).sort()).toEqual(["after the outage", "before the outage"]);
@@ -59,7 +44,7 @@ describe("the server going away", () => {
 
   it("restarting mid-run: every add resolves or fails with IO_FAILURE; every acknowledged add is stored, and only a failed add that said so may be", async () => {
     const schema = freshSchema();
-    const ownPool = cluster.pool(4);
+    const ownPool = db.cluster.pool(4);
     const mem = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool: ownPool, schema }) });
     const acked: string[] = [];
     const unknown: string[] = [];
@@ -82,9 +67,9 @@ describe("the server going away", () => {
     };
     const workers = [worker(), worker(), worker()];
     while (acked.length < 15) await new Promise((r) => setTimeout(r, 5));
-    await cluster.stop();
+    await db.cluster.stop();
     await new Promise((r) => setTimeout(r, 50));
-    await cluster.start();
+    await db.cluster.start();
     restarted = true;
     await Promise.all(workers);
     expect(failed.length + unknown.length).toBeGreaterThan(0);
@@ -101,7 +86,7 @@ describe("the server going away", () => {
 describe("a COMMIT whose answer is lost", () => {
   /** A client whose transactions report a dropped connection after (or instead of) committing. */
   function lossy(mode: { next: "ok" | "lost-after-commit" | "lost-before-commit" | "lost-and-unreachable" }): SqlClient {
-    const real = fromPgPool(pool);
+    const real = fromPgPool(db.pool);
     let unreachable = false;
     return {
       query: (text, params) => (unreachable ? Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1")) : real.query(text, params)),
@@ -193,13 +178,13 @@ describe("a writer process killed with SIGKILL", () => {
 
   it("in the middle of a transaction (rows written, no COMMIT): nothing of it is kept, the locks are freed, acknowledged adds stay", async () => {
     const schema = freshSchema();
-    const mem = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool, schema }) });
+    const mem = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool: db.pool, schema }) });
     await mem.add("w1", "acknowledged before");
     await mem.close();
-    const lines = await runUntil([cluster.url, schema, "hang", "1"], (l) => l.some((x) => x.startsWith("in-tx")), 0);
+    const lines = await runUntil([db.cluster.url, schema, "hang", "1"], (l) => l.some((x) => x.startsWith("in-tx")), 0);
     expect(lines).toContain("in-tx 1");
     // The next opener takes over (its UPDATE of the meta row would wait forever if the dead transaction held it).
-    const next = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool, schema }) });
+    const next = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool: db.pool, schema }) });
     await next.add("w1", "written by the next process");
     expect((await next.list("w1")).map((e) => e.content).sort()).toEqual(["acknowledged before", "written by the next process"]);
     await next.close();
@@ -214,7 +199,7 @@ describe("a writer process killed with SIGKILL", () => {
     for (let round = 0; round < 3; round++) {
       const start = first;
       const lines = await runUntil(
-        [cluster.url, schema, "loop", String(start)],
+        [db.cluster.url, schema, "loop", String(start)],
         (l) => l.filter((x) => x.startsWith("ack ")).length >= 10,
         Math.floor(random() * 40),
       );
@@ -229,7 +214,7 @@ describe("a writer process killed with SIGKILL", () => {
       // Nothing but adds this writer issued: at most 4 in flight past the last ack of each round.
       for (const n of numbers) expect(n % 10_000).toBeLessThan(Math.max(...acks.filter((a) => a >= start && a < first).map((a) => a % 10_000)) + 5);
     }
-    const mem = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool, schema }) });
+    const mem = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool: db.pool, schema }) });
     expect((await mem.stats()).total).toBe((await contents(schema)).length);
     await mem.close();
   }, 180_000);

@@ -1,35 +1,20 @@
 // Read-only stores following a writer on PostgreSQL: `refresh()` and `follow` read what writers committed since, from
 // the per-user versions and event logs (docs/postgres.md, "Consistency").
 
-import { describe, it, expect, beforeAll, afterAll } from "vitest";
+import { describe, it, expect } from "vitest";
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import type pg from "pg";
 import { MemoryStore } from "../../../src/index.ts";
 import { PostgresBackend } from "../../../src/persistence/postgres/postgres-backend.ts";
-import { startCluster, type TestCluster } from "./cluster.ts";
+import { clusterPerFile } from "./cluster.ts";
 
-let cluster: TestCluster;
-let pool: pg.Pool;
-let schemas = 0;
-
-beforeAll(async () => {
-  cluster = await startCluster();
-  pool = cluster.pool();
-}, 180_000);
-
-afterAll(async () => {
-  await cluster?.destroy();
-});
-
-function freshSchema(): string {
-  return `f${process.pid}_${++schemas}`;
-}
+const db = clusterPerFile("f");
+const { freshSchema } = db;
 
 const USERS = ["ann", "bob", "cy", "dee", "eve"];
 
 function reader(schema: string, follow = false): Promise<MemoryStore> {
-  return MemoryStore.open("pg", { backend: new PostgresBackend({ pool, schema, readOnly: true }), readOnly: true, follow });
+  return MemoryStore.open("pg", { backend: new PostgresBackend({ pool: db.pool, schema, readOnly: true }), readOnly: true, follow });
 }
 
 /** Every entry of every user (any status), as plain JSON, by user. */
@@ -80,7 +65,7 @@ describe("a read-only store following a PostgreSQL writer", () => {
     const follower = await reader(schema);
     const following = await reader(schema, true);
     expect(await follower.refresh()).toBe(false);
-    const writer = startWriter([cluster.url, schema, "400", "18", "7"]);
+    const writer = startWriter([db.cluster.url, schema, "400", "18", "7"]);
     let finished = false;
     void writer.done.then(() => (finished = true)).catch(() => (finished = true));
     let checks = 0;
@@ -114,7 +99,7 @@ describe("a read-only store following a PostgreSQL writer", () => {
 
   it("a reader behind a trimmed event log reads the user whole again; nothing written means nothing to apply", async () => {
     const schema = freshSchema();
-    const writer = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool, schema, keepEvents: 2 }) });
+    const writer = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool: db.pool, schema, keepEvents: 2 }) });
     await writer.add("ann", "I live in Paris");
     await writer.add("bob", "I love tea");
     const follower = await reader(schema);
@@ -123,14 +108,14 @@ describe("a read-only store following a PostgreSQL writer", () => {
     await writer.add("ann", "I live in Rome");
     await writer.forget("bob", { all: true });
     await writer.close(); // compacts: trims each written user's log to its newest 2 events
-    const { rows } = await pool.query(`SELECT user_id, version, trimmed_to FROM "${schema}".users ORDER BY user_id`);
+    const { rows } = await db.pool.query(`SELECT user_id, version, trimmed_to FROM "${schema}".users ORDER BY user_id`);
     expect(Number(rows[0].trimmed_to)).toBeGreaterThan(2); // ann's log no longer reaches the version the reader has
     expect(await follower.refresh()).toBe(true);
     const fresh = await reader(schema);
     expect(await everything(follower)).toEqual(await everything(fresh));
     expect((await follower.recall("ann", "where do I live")).map((h) => h.content)).toContain("I live in Rome");
     // A new writer taking over changes the meta row, not an entry: refresh finds nothing to apply.
-    const next = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool, schema }) });
+    const next = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool: db.pool, schema }) });
     expect(await follower.refresh()).toBe(false);
     await next.add("cy", "I love chess");
     expect(await follower.refresh()).toBe(true);

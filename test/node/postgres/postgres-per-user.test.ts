@@ -1,32 +1,17 @@
 // Per-user loading on a real PostgreSQL server (README, "Many users: loading a user when asked"): a store over
 // PostgresBackend opens from the catalog, loads a user on first use, and answers exactly as a store holding every user.
 
-import { describe, it, expect, beforeAll, afterAll } from "vitest";
-import type pg from "pg";
+import { describe, it, expect } from "vitest";
 import { HashingEmbedder, MemoryStore } from "../../../src/index.ts";
 import { PostgresBackend } from "../../../src/persistence/postgres/postgres-backend.ts";
 import { fromPgPool } from "../../../src/persistence/postgres/pg-adapter.ts";
 import type { SqlClient } from "../../../src/persistence/postgres/sql-client.ts";
 import { seededRandom } from "../../helpers/seeded-random.ts";
 import { T0, comparable, randomOp } from "../../helpers/random-ops.ts";
-import { startCluster, type TestCluster } from "./cluster.ts";
+import { clusterPerFile } from "./cluster.ts";
 
-let cluster: TestCluster;
-let pool: pg.Pool;
-let schemas = 0;
-
-beforeAll(async () => {
-  cluster = await startCluster();
-  pool = cluster.pool();
-}, 180_000);
-
-afterAll(async () => {
-  await cluster?.destroy();
-});
-
-function freshSchema(): string {
-  return `u${process.pid}_${++schemas}`;
-}
+const db = clusterPerFile("u");
+const { freshSchema } = db;
 
 async function exported(mem: MemoryStore): Promise<unknown> {
   const lines: string[] = [];
@@ -53,7 +38,7 @@ describe("per-user loading on PostgreSQL", () => {
       let now = T0;
       const clock = { now: () => now };
       const reference = await MemoryStore.open(":memory:", { clock });
-      const open = (): Promise<MemoryStore> => MemoryStore.open("pg", { backend: new PostgresBackend({ pool, schema }), clock, maxLoadedUsers: 2 });
+      const open = (): Promise<MemoryStore> => MemoryStore.open("pg", { backend: new PostgresBackend({ pool: db.pool, schema }), clock, maxLoadedUsers: 2 });
       let bounded = await open();
       for (let step = 0; step < 70; step++) {
         now += 1000;
@@ -76,14 +61,14 @@ describe("per-user loading on PostgreSQL", () => {
 
   it("opens without reading an entry row: counts come from the catalog; a user's entries are read on its first call, once", async () => {
     const schema = freshSchema();
-    const writer = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool, schema }) });
+    const writer = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool: db.pool, schema }) });
     for (let u = 0; u < 20; u++) for (let i = 0; i < 5; i++) await writer.add(`user-${u}`, `fact ${i} of user ${u}: I love ${["tea", "dogs", "Paris"][i % 3]}`);
     await writer.forget("user-3", { all: true });
     const before = await writer.stats();
     await writer.close();
 
     const texts: string[] = [];
-    const mem = await MemoryStore.open("pg", { backend: new PostgresBackend({ client: recording(fromPgPool(pool), texts), schema }), maxLoadedUsers: 3 });
+    const mem = await MemoryStore.open("pg", { backend: new PostgresBackend({ client: recording(fromPgPool(db.pool), texts), schema }), maxLoadedUsers: 3 });
     expect(texts.filter(readsEntries)).toEqual([]);
     const stats = await mem.stats();
     expect(stats).toMatchObject({ total: before.total, active: before.active, deleted: before.deleted, users: 20, loadedUsers: 0 });
@@ -104,17 +89,17 @@ describe("per-user loading on PostgreSQL", () => {
 
   it("an id naming a seq not reached yet: after a reopen from the catalog, new entries never take that seq", async () => {
     const schema = freshSchema();
-    const mem = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool, schema }) });
+    const mem = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool: db.pool, schema }) });
     await mem.add("ann", "I love tea");
     await mem.close();
     // A row of bob (as an import keeps ids) whose id names seq 5 while its seq is 2.
-    const backend = new PostgresBackend({ pool, schema });
+    const backend = new PostgresBackend({ pool: db.pool, schema });
     await backend.load();
     const entry = (await backend.readUser("ann")).entries[0]!;
     await backend.append([{ entries: [{ ...entry, id: "000000000005-abcd", seq: 2, userId: "bob" }] }]);
     await backend.close();
 
-    const reopened = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool, schema }), maxLoadedUsers: 1 });
+    const reopened = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool: db.pool, schema }), maxLoadedUsers: 1 });
     for (let i = 0; i < 4; i++) await reopened.add("cy", `fact ${i}: I love ${["dogs", "cats", "Rome", "jazz"][i]}`);
     const seqs = (await reopened.list("cy")).map((e) => parseInt(e.id.slice(0, 12), 16));
     expect(seqs).toHaveLength(4);
@@ -126,21 +111,26 @@ describe("per-user loading on PostgreSQL", () => {
   it("reembed from the catalog: every user is read, every vector rewritten; the next open with the new embedder needs no reembed", async () => {
     const schema = freshSchema();
     const old = new HashingEmbedder({ dim: 64 });
-    const mem = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool, schema }), embedder: old });
+    const mem = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool: db.pool, schema }), embedder: old });
     for (const user of ["ann", "bob", "cy"]) await mem.add(user, `${user} loves tea and lives in Paris`);
     await mem.close();
     const next = new HashingEmbedder({ dim: 128 });
-    const refused = MemoryStore.open("pg", { backend: new PostgresBackend({ pool, schema }), embedder: next, maxLoadedUsers: 1 });
+    const refused = MemoryStore.open("pg", { backend: new PostgresBackend({ pool: db.pool, schema }), embedder: next, maxLoadedUsers: 1 });
     await expect(refused).rejects.toMatchObject({ code: "EMBEDDER_MISMATCH" });
-    const reembedded = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool, schema }), embedder: next, reembed: true, maxLoadedUsers: 1 });
+    const reembedded = await MemoryStore.open("pg", {
+      backend: new PostgresBackend({ pool: db.pool, schema }),
+      embedder: next,
+      reembed: true,
+      maxLoadedUsers: 1,
+    });
     expect((await reembedded.recall("bob", "tea")).map((h) => h.content)).toEqual(["bob loves tea and lives in Paris"]);
     await reembedded.close();
-    const backend = new PostgresBackend({ pool, schema, readOnly: true });
+    const backend = new PostgresBackend({ pool: db.pool, schema, readOnly: true });
     const state = await backend.load();
     expect(state.embedder).toEqual({ id: next.id, dim: 128 });
     expect(state.entries.map((e) => e.embedding?.length)).toEqual([128, 128, 128]);
     await backend.close();
-    const again = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool, schema }), embedder: next, maxLoadedUsers: 1 });
+    const again = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool: db.pool, schema }), embedder: next, maxLoadedUsers: 1 });
     expect((await again.recall("cy", "Paris")).map((h) => h.userId)).toEqual(["cy"]);
     await again.close();
   });
@@ -149,12 +139,12 @@ describe("per-user loading on PostgreSQL", () => {
 describe("a writer that was taken over, on PostgreSQL", () => {
   it("reads no user (STORE_LOCKED): the new writer's entries would carry seqs it hands out again", async () => {
     const schema = freshSchema();
-    const first = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool, schema }), maxLoadedUsers: 10 });
+    const first = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool: db.pool, schema }), maxLoadedUsers: 10 });
     await first.add("zoe", "I like tea");
     await first.close();
     // Both open from the catalog (seq 1 is the largest); the later one takes over and writes seq 2.
-    const older = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool, schema }), maxLoadedUsers: 10 });
-    const newer = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool, schema }), maxLoadedUsers: 10 });
+    const older = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool: db.pool, schema }), maxLoadedUsers: 10 });
+    const newer = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool: db.pool, schema }), maxLoadedUsers: 10 });
     expect((await newer.add("zoe", "I play the cello")).inserted).toBe(1);
     // Before this check, the older writer loaded zoe with seq 2 in it and its own next seq was 2 too:
     // its add failed with INVALID_ARGUMENT ("already has seq 2") instead of STORE_LOCKED.

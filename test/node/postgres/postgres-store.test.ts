@@ -1,32 +1,17 @@
 // MemoryStore end to end on a real PostgreSQL server: every public operation, reopening, purge, isolation, secrets.
 
-import { describe, it, expect, beforeAll, afterAll } from "vitest";
+import { describe, it, expect, beforeAll } from "vitest";
 import fc from "fast-check";
-import type pg from "pg";
 import { MemoryStore, FixedClock, RawExtractor } from "../../../src/index.ts";
 import { PostgresBackend, type PostgresBackendOptions } from "../../../src/persistence/postgres/postgres-backend.ts";
 import { RuleExtractor, rejectsWith } from "../../helpers/scripted.ts";
-import { PASSWORD_ROLE, startCluster, type TestCluster } from "./cluster.ts";
+import { PASSWORD_ROLE, clusterPerFile } from "./cluster.ts";
 
-let cluster: TestCluster;
-let pool: pg.Pool;
-let schemas = 0;
-
-beforeAll(async () => {
-  cluster = await startCluster();
-  pool = cluster.pool();
-}, 180_000);
-
-afterAll(async () => {
-  await cluster?.destroy();
-});
-
-function freshSchema(): string {
-  return `s${process.pid}_${++schemas}`;
-}
+const db = clusterPerFile("s");
+const { freshSchema } = db;
 
 function backend(schema: string, options: Partial<PostgresBackendOptions> = {}): PostgresBackend {
-  return new PostgresBackend({ pool, schema, ...options });
+  return new PostgresBackend({ pool: db.pool, schema, ...options });
 }
 
 const extractor = (): RuleExtractor =>
@@ -43,11 +28,11 @@ async function collect(lines: AsyncIterable<string>): Promise<string[]> {
 
 /** Every row of every table of the schema, as text (whatever the column types). */
 async function everyRow(schema: string): Promise<string[]> {
-  const { rows: tables } = await pool.query("SELECT tablename FROM pg_tables WHERE schemaname = $1", [schema]);
+  const { rows: tables } = await db.pool.query("SELECT tablename FROM pg_tables WHERE schemaname = $1", [schema]);
   expect(tables.map((t: { tablename: string }) => t.tablename).sort()).toEqual(["counters", "entries", "events", "meta", "migrations", "users"]);
   const out: string[] = [];
   for (const { tablename } of tables as Array<{ tablename: string }>) {
-    const { rows } = await pool.query(`SELECT t::text AS row FROM "${schema}"."${tablename}" t`);
+    const { rows } = await db.pool.query(`SELECT t::text AS row FROM "${schema}"."${tablename}" t`);
     for (const row of rows as Array<{ row: string }>) out.push(row.row);
   }
   return out;
@@ -138,11 +123,11 @@ describe("MemoryStore on PostgreSQL", () => {
     await mem.add("carol", "my note Quokka-5512", { metadata: { tag: "Quokka-5512" } });
     for (let i = 0; i < 30; i++) await mem.add(`u${i}`, `note ${i} of another user`);
     // What autovacuum does on its own after enough writes; done here so the test does not wait for it.
-    await pool.query(`ANALYZE "${schema}".entries`);
+    await db.pool.query(`ANALYZE "${schema}".entries`);
     await mem.forget("carol", { all: true }, { purge: true });
     await mem.close();
     // pg_stats shows a table owner (here: the superuser) the sampled values; none may be purged text.
-    const { rows } = await pool.query(`SELECT s::text AS row FROM pg_stats s WHERE schemaname = $1`, [schema]);
+    const { rows } = await db.pool.query(`SELECT s::text AS row FROM pg_stats s WHERE schemaname = $1`, [schema]);
     expect(rows.length).toBeGreaterThan(0);
     for (const { row } of rows as Array<{ row: string }>) {
       expect(row).not.toContain("Zanzibar-7731");
@@ -157,18 +142,20 @@ describe("MemoryStore on PostgreSQL", () => {
     await mem.close();
     // An older schema: statistics on, collected, and the migration not yet recorded.
     for (const column of ["content", "key", "metadata", "lifecycle", "embedding"]) {
-      await pool.query(`ALTER TABLE "${schema}".entries ALTER COLUMN ${column} SET STATISTICS -1`);
+      await db.pool.query(`ALTER TABLE "${schema}".entries ALTER COLUMN ${column} SET STATISTICS -1`);
     }
-    await pool.query(`ANALYZE "${schema}".entries`);
+    await db.pool.query(`ANALYZE "${schema}".entries`);
     const sampled = async (): Promise<boolean> =>
-      (await pool.query(`SELECT s::text AS row FROM pg_stats s WHERE schemaname = $1`, [schema])).rows.some((r: { row: string }) => r.row.includes("Walrus-"));
+      (await db.pool.query(`SELECT s::text AS row FROM pg_stats s WHERE schemaname = $1`, [schema])).rows.some((r: { row: string }) =>
+        r.row.includes("Walrus-"),
+      );
     expect(await sampled()).toBe(true);
-    await pool.query(`DELETE FROM "${schema}".migrations WHERE version >= 3`);
+    await db.pool.query(`DELETE FROM "${schema}".migrations WHERE version >= 3`);
     const again = await MemoryStore.open("pg", { backend: backend(schema) });
     expect((await again.list("u1")).map((e) => e.content)).toEqual(["Walrus-1 lives here"]);
     await again.close();
     expect(await sampled()).toBe(false);
-    await pool.query(`ANALYZE "${schema}".entries`);
+    await db.pool.query(`ANALYZE "${schema}".entries`);
     expect(await sampled()).toBe(false);
   });
 
@@ -177,17 +164,17 @@ describe("MemoryStore on PostgreSQL", () => {
     const mem = await MemoryStore.open("pg", { backend: backend(schema) });
     await mem.add("u", "I like tea");
     await mem.close();
-    await pool.query(`DELETE FROM "${schema}".migrations WHERE version >= 3`);
+    await db.pool.query(`DELETE FROM "${schema}".migrations WHERE version >= 3`);
     const reader = await MemoryStore.open("pg", { backend: backend(schema, { readOnly: true }), readOnly: true });
     expect((await reader.list("u")).map((e) => e.content)).toEqual(["I like tea"]);
     await reader.close();
     const writer = await MemoryStore.open("pg", { backend: backend(schema, { migrate: false }) });
     await writer.add("u", "I like coffee");
     await writer.close();
-    const { rows } = await pool.query(`SELECT max(version) AS v FROM "${schema}".migrations`);
+    const { rows } = await db.pool.query(`SELECT max(version) AS v FROM "${schema}".migrations`);
     expect(rows[0].v).toBe(2);
     // Version 1 lacks a column this moomem reads: still refused, with what to do.
-    await pool.query(`DELETE FROM "${schema}".migrations WHERE version >= 2`);
+    await db.pool.query(`DELETE FROM "${schema}".migrations WHERE version >= 2`);
     const error = await rejectsWith(MemoryStore.open("pg", { backend: backend(schema, { readOnly: true }), readOnly: true }), "IO_FAILURE");
     expect(error.message).toContain("run the migrations");
   });
@@ -216,7 +203,7 @@ describe("MemoryStore on PostgreSQL", () => {
             for (const e of await mem.list(u)) expect(e.userId).toBe(u);
           }
           await mem.close();
-          await pool.query(`DROP SCHEMA "${schema}" CASCADE`);
+          await db.pool.query(`DROP SCHEMA "${schema}" CASCADE`);
         },
       ),
       { numRuns: 8 },
@@ -275,8 +262,8 @@ describe("PostgreSQL credentials are never printed", () => {
   const decoded = decodeURIComponent(password);
 
   beforeAll(async () => {
-    await pool.query(`CREATE ROLE ${PASSWORD_ROLE} LOGIN PASSWORD '${decoded}'`);
-    await pool.query(`GRANT CREATE ON DATABASE postgres TO ${PASSWORD_ROLE}`);
+    await db.pool.query(`CREATE ROLE ${PASSWORD_ROLE} LOGIN PASSWORD '${decoded}'`);
+    await db.pool.query(`GRANT CREATE ON DATABASE postgres TO ${PASSWORD_ROLE}`);
   });
 
   function expectNoSecret(text: string): void {
@@ -286,9 +273,9 @@ describe("PostgreSQL credentials are never printed", () => {
   }
 
   it("works with the right password, and the location shows no password", async () => {
-    const b = new PostgresBackend({ connectionString: `postgres://${PASSWORD_ROLE}:${password}@127.0.0.1:${cluster.port}/postgres`, schema: freshSchema() });
+    const b = new PostgresBackend({ connectionString: `postgres://${PASSWORD_ROLE}:${password}@127.0.0.1:${db.cluster.port}/postgres`, schema: freshSchema() });
     expectNoSecret(b.location);
-    expect(b.location).toContain(`${PASSWORD_ROLE}@127.0.0.1:${cluster.port}/postgres`);
+    expect(b.location).toContain(`${PASSWORD_ROLE}@127.0.0.1:${db.cluster.port}/postgres`);
     const mem = await MemoryStore.open("pg", { backend: b });
     await mem.add("u", "hello");
     expectNoSecret(JSON.stringify(await mem.stats()));
@@ -297,10 +284,10 @@ describe("PostgreSQL credentials are never printed", () => {
 
   it("a wrong password, a refused connection and a bad key=value string give IO_FAILURE without the password", async () => {
     const cases = [
-      `postgres://${PASSWORD_ROLE}:${password}x@127.0.0.1:${cluster.port}/postgres`,
+      `postgres://${PASSWORD_ROLE}:${password}x@127.0.0.1:${db.cluster.port}/postgres`,
       `postgres://${PASSWORD_ROLE}:${password}@127.0.0.1:1/postgres`,
-      `postgres://${PASSWORD_ROLE}@127.0.0.1:${cluster.port}/postgres?password=${password}x`,
-      `host=127.0.0.1 port=${cluster.port} user=${PASSWORD_ROLE} password=${decoded}x dbname=postgres`,
+      `postgres://${PASSWORD_ROLE}@127.0.0.1:${db.cluster.port}/postgres?password=${password}x`,
+      `host=127.0.0.1 port=${db.cluster.port} user=${PASSWORD_ROLE} password=${decoded}x dbname=postgres`,
     ];
     for (const connectionString of cases) {
       const b = new PostgresBackend({ connectionString, schema: freshSchema() });
@@ -314,7 +301,7 @@ describe("PostgreSQL credentials are never printed", () => {
 
   it("the pool a host passes keeps its password out of messages too", async () => {
     const { default: pgModule } = await import("pg");
-    const hostPool = new pgModule.Pool({ host: "127.0.0.1", port: cluster.port, user: PASSWORD_ROLE, password: `${decoded}x`, database: "postgres" });
+    const hostPool = new pgModule.Pool({ host: "127.0.0.1", port: db.cluster.port, user: PASSWORD_ROLE, password: `${decoded}x`, database: "postgres" });
     hostPool.on("error", () => undefined);
     const b = new PostgresBackend({ pool: hostPool, schema: freshSchema() });
     expectNoSecret(b.location);
