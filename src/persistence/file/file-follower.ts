@@ -1,7 +1,7 @@
 // Lets a read-only file backend follow its writer: reads only what was committed since its last read, or says when a full re-read is needed.
 
 import type { EntryRecord } from "../../types.ts";
-import { errorCode, type FileSystem } from "./file-system.ts";
+import { errorCode, readRange, type FileSystem } from "./file-system.ts";
 import type { RecoveredStore } from "./file-recovery.ts";
 import { FormatError } from "./format-error.ts";
 import { HEAD, journalName } from "./file-layout.ts";
@@ -33,18 +33,6 @@ export type CatchUp = { entries: EntryRecord[]; point: FollowPoint } | "reload" 
 export async function headIdentity(fs: FileSystem, dir: string): Promise<string | null> {
   const st = await fs.stat(`${dir}/${HEAD}`);
   return st === null ? null : `${st.id}:${st.size}:${st.mtimeMs}`;
-}
-
-async function readRange(fs: FileSystem, path: string, from: number, length: number): Promise<Uint8Array> {
-  const out = new Uint8Array(length);
-  let filled = 0;
-  for await (const chunk of fs.readChunks(path, from)) {
-    const take = Math.min(chunk.length, length - filled);
-    out.set(chunk.subarray(0, take), filled);
-    filled += take;
-    if (filled === length) break;
-  }
-  return out.subarray(0, filled);
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {

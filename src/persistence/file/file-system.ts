@@ -122,3 +122,16 @@ export function errorCode(error: unknown): string | undefined {
   }
   return undefined;
 }
+
+/** `length` bytes of a file from `from`, read through `readChunks`; fewer when the file ends first. */
+export async function readRange(fs: FileSystem, path: string, from: number, length: number): Promise<Uint8Array> {
+  const out = new Uint8Array(length);
+  let filled = 0;
+  for await (const chunk of fs.readChunks(path, from)) {
+    const take = Math.min(chunk.length, length - filled);
+    out.set(chunk.subarray(0, take), filled);
+    filled += take;
+    if (filled === length) break;
+  }
+  return out.subarray(0, filled);
+}

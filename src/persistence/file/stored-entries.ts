@@ -4,7 +4,7 @@ import type { EntryRecord } from "../../types.ts";
 import { MoomemError, describeError } from "../../errors.ts";
 import { entryFromJson } from "../record-codec.ts";
 import { decodeUtf8, splitLines } from "../line-reader.ts";
-import type { FileSystem } from "./file-system.ts";
+import { readRange, type FileSystem } from "./file-system.ts";
 import { FormatError } from "./format-error.ts";
 import { corrupted } from "./file-recovery.ts";
 import { SnapshotScanner } from "./snapshot-format.ts";
@@ -22,17 +22,7 @@ async function readRanges(fs: FileSystem, path: string, ranges: readonly { start
   if (ranges.length === 0) return [];
   if (typeof fs.readRanges === "function") return fs.readRanges(path, ranges);
   const out: Uint8Array[] = [];
-  for (const { start, length } of ranges) {
-    const bytes = new Uint8Array(length);
-    let done = 0;
-    for await (const chunk of fs.readChunks(path, start)) {
-      const take = Math.min(chunk.length, length - done);
-      bytes.set(chunk.subarray(0, take), done);
-      done += take;
-      if (done === length) break;
-    }
-    out.push(done === length ? bytes : bytes.subarray(0, done));
-  }
+  for (const { start, length } of ranges) out.push(await readRange(fs, path, start, length));
   return out;
 }
 
