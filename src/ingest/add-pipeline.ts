@@ -85,18 +85,7 @@ export async function prepareAdd(p: AddPipeline, userId: string, input: string |
       `the extractor (${p.extractor.mode}) failed ${p.guard.failures} adds in a row (last: ${extraction.degradedReason}); this text was NOT stored — check the model service, then add it again`,
     );
   }
-  const embedded = await embedTexts(
-    p.embedder,
-    extraction.facts.map((f) => f.content),
-    p.dim,
-  );
-  return {
-    facts: extraction.facts,
-    vectors: embedded.vectors,
-    extractionFailed: extraction.degradedReason,
-    embeddingFailed: embedded.degradedReason,
-    usedRetry: extraction.usedRetry,
-  };
+  return (await embedExtractions(p, [extraction]))[0]!;
 }
 
 /**
@@ -126,6 +115,14 @@ export async function prepareAddMany(
     }
     extractions.push(extraction);
   }
+  return embedExtractions(p, extractions);
+}
+
+/**
+ * Step 3 for one or many inputs: the facts of every extraction embedded in ONE embedder call, then
+ * handed back per input. A null extraction (an input not extracted) stays null.
+ */
+async function embedExtractions(p: AddPipeline, extractions: ReadonlyArray<ExtractionResult | null>): Promise<Array<PreparedInput | null>> {
   const embedded = await embedTexts(
     p.embedder,
     extractions.flatMap((e) => e?.facts.map((f) => f.content) ?? []),
@@ -152,18 +149,7 @@ export async function prepareAddMany(
 export async function prepareReextract(p: AddPipeline, userId: string, text: string): Promise<PreparedInput | null> {
   const extraction = await extractFacts(p.extractor, userId, text, p.maxContentChars);
   if (extraction.degradedReason !== undefined) return null;
-  const embedded = await embedTexts(
-    p.embedder,
-    extraction.facts.map((f) => f.content),
-    p.dim,
-  );
-  return {
-    facts: extraction.facts,
-    vectors: embedded.vectors,
-    extractionFailed: undefined,
-    embeddingFailed: embedded.degradedReason,
-    usedRetry: extraction.usedRetry,
-  };
+  return (await embedExtractions(p, [extraction]))[0]!;
 }
 
 // ---- Steps 4-7, inside the write queue: they must see every earlier write of the user.
