@@ -6,6 +6,12 @@ export type MoomemErrorCode =
   | "INVALID_ARGUMENT"
   | "STORE_CORRUPTED"
   | "STORE_LOCKED"
+  /**
+   * Another process kept changing the user this write was for (a store shared by several processes, e.g. on
+   * PostgreSQL): the write was planned again on the newer entries and retried, a bounded number of times, and
+   * was never stored. Nothing of it was kept; call again.
+   */
+  | "WRITE_CONFLICT"
   /** A read-only open of a folder that holds no store (read-only opens never create one). */
   | "STORE_NOT_FOUND"
   | "STORE_CLOSED"

@@ -1,6 +1,7 @@
 // The interface every persistence backend (memory, files, IndexedDB) implements.
 
 import type { EntryRecord, TornTail, UserSummary } from "../types.ts";
+import { MoomemError } from "../errors.ts";
 
 /** Identity of the embedding space a store's vectors live in. */
 export interface EmbedderIdentity {
@@ -131,6 +132,62 @@ export interface UserLoading {
 export function loadsUsers(backend: PersistenceBackend): backend is PersistenceBackend & UserLoading {
   const b = backend as Partial<UserLoading>;
   return typeof b.openCatalog === "function" && typeof b.loadUser === "function" && typeof b.scan === "function" && typeof b.compactStored === "function";
+}
+
+/** What a backend found written for one user by other processes since the store's copy of the user was read. */
+export interface UserCatchUp {
+  /** True: `entries` are every entry of the user (its log was trimmed past the copy); false: only those that changed. */
+  replace: boolean;
+  /** Latest version of each entry, in seq order. */
+  entries: EntryRecord[];
+}
+
+/**
+ * The optional capability of a backend that several processes write at once (PostgreSQL; see
+ * docs/postgres.md, "Consistency"). Such a backend also has {@link UserLoading}, keeps per user the
+ * version the store's copy of the user is current as of (set by `loadUser`, by each `append` and by
+ * `catchUpUser`), and refuses an `append` that touches a user whose version moved meanwhile with a
+ * {@link WriteConflict}: the store then catches the user up and plans the write again.
+ */
+export interface SharedWriting {
+  /** Reserves `count` consecutive seqs no other process will get, beyond `after`; resolves to the first. */
+  reserveSeqs(count: number, after?: number): Promise<number>;
+  /** Gives back `[first, end)`, the unused end of the last block this process reserved, when nobody reserved after it; otherwise does nothing. */
+  releaseSeqs(first: number, end: number): Promise<void>;
+  /** Whether another process wrote the user since the store's copy of it was read (one cheap lookup, before a call). */
+  userMoved(userId: string): Promise<boolean>;
+  /** What another process wrote for the user since the store's copy of it was read (null: nothing); the copy is then current. */
+  catchUpUser(userId: string): Promise<UserCatchUp | null>;
+}
+
+/** Whether `backend` is written by several processes at once ({@link SharedWriting}, with {@link UserLoading}). */
+export function writesShared(backend: PersistenceBackend): backend is PersistenceBackend & UserLoading & SharedWriting {
+  const b = backend as Partial<SharedWriting>;
+  return (
+    loadsUsers(backend) &&
+    typeof b.reserveSeqs === "function" &&
+    typeof b.releaseSeqs === "function" &&
+    typeof b.userMoved === "function" &&
+    typeof b.catchUpUser === "function"
+  );
+}
+
+/**
+ * What `append` of a {@link SharedWriting} backend throws when another process wrote one of the users
+ * first: nothing of the group was stored. The store catches `users` up and retries; only after several
+ * attempts does the caller see it (code `WRITE_CONFLICT`).
+ */
+export class WriteConflict extends MoomemError {
+  /** The users whose version moved. */
+  readonly users: readonly string[];
+
+  constructor(location: string, users: readonly string[]) {
+    super(
+      "WRITE_CONFLICT",
+      `${location}: another process wrote user ${users.map((u) => JSON.stringify(u)).join(", ")} while this write was planned; nothing of it was stored`,
+    );
+    this.users = users;
+  }
 }
 
 /** Sizes a backend reports for `stats()`. */

@@ -3,7 +3,7 @@
 
 import type { AddInput, AddSummary, EntryStatus, ImportSummary, MemoryEntry, RecallHit, StoreStats, TornTail } from "../types.ts";
 import { ENTRY_STATUSES } from "../types.ts";
-import { loadsUsers, type EmbedderIdentity, type PersistenceBackend } from "../persistence/backend.ts";
+import { loadsUsers, writesShared, type EmbedderIdentity, type PersistenceBackend } from "../persistence/backend.ts";
 import { MoomemError, invalidArgument } from "../errors.ts";
 import { nothingFromUser } from "../text/transcript.ts";
 import { ExtractionGuard } from "../ingest/extract.ts";
@@ -23,6 +23,7 @@ import {
 } from "../validation/arguments.ts";
 import { isLive, type EntryState } from "../state/entry-state.ts";
 import { SeqCounter } from "../state/ids.ts";
+import { SharedCatchUp } from "./shared-catch-up.ts";
 import { toPublicEntry } from "../state/public-entry.ts";
 import { matchesFilter, readFilter } from "../recall/entry-filter.ts";
 import { prepareQuery, readRecallOptions, searchUser, type RecallSettings } from "../recall/recall.ts";
@@ -96,7 +97,16 @@ export class MemoryStore {
     this.#formatVersion = parts.formatVersion;
     this.#identity = parts.identity;
     this.#users = parts.users;
-    this.#queue = new WriteQueue(parts.state, parts.backend, () => this.#maybeCompact());
+    // Several processes write a shared backend: seqs from it, a catch-up before each call, retries on a conflict.
+    const shared =
+      !parts.readOnly && writesShared(parts.backend) && parts.users.perUser ? new SharedCatchUp(parts.state, parts.backend, () => this.#queue) : null;
+    this.#queue = new WriteQueue(
+      parts.state,
+      parts.backend,
+      () => this.#maybeCompact(),
+      shared && { seqs: parts.pipeline.seqs, catchUp: (u) => shared.catchUp(u) },
+    );
+    if (shared !== null) parts.users.catchUpWith((u) => shared.beforeCall(u));
     this.#follower = new StoreFollower(parts.backend, parts.state, {
       readOnly: parts.readOnly,
       follow: parts.follow,
@@ -148,7 +158,12 @@ export class MemoryStore {
         maxContentChars: plan.maxContentChars,
         judgeByVector: plan.judgeByVector,
         guard: new ExtractionGuard(),
-        seqs: new SeqCounter(opened.nextSeq),
+        seqs: new SeqCounter(
+          opened.nextSeq,
+          !plan.readOnly && writesShared(backend)
+            ? { reserve: (count, after) => backend.reserveSeqs(count, after), release: (first, end) => backend.releaseSeqs(first, end) }
+            : null,
+        ),
       },
       recall: plan.recall,
       readOnly: plan.readOnly,
@@ -536,6 +551,7 @@ export class MemoryStore {
       await Promise.allSettled([...this.#inflight]);
       try {
         await this.#queue.exclusive(async () => {
+          if (!this.#readOnly) await this.#pipeline.seqs.release().catch(() => {}); // a gap in the seqs costs nothing
           if (!this.#readOnly) await this.#compactNow();
         });
       } finally {

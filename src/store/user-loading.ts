@@ -21,12 +21,19 @@ export class UserLoader {
   readonly #pins = new Map<string, number>();
   /** Loaded users, least recently used first (a Map keeps insertion order: a use moves the user to the end). */
   readonly #recent = new Map<string, true>();
+  /** A store several processes write: catches the users of a call up with the others' writes (store/shared-catch-up.ts). */
+  #beforeCall: ((users: readonly string[]) => Promise<void>) | null = null;
 
   /** `backend`: null when every user was loaded at open (a backend without the capability). */
   constructor(state: EntryState, backend: (PersistenceBackend & UserLoading) | null, maxLoaded: number | null) {
     this.#state = state;
     this.#backend = backend;
     this.#maxLoaded = maxLoaded;
+  }
+
+  /** Runs `check` before every call, once its users are loaded and pinned (a store several processes write). */
+  catchUpWith(check: (users: readonly string[]) => Promise<void>): void {
+    this.#beforeCall = check;
   }
 
   /** Whether users are loaded when asked (false: the whole store was read at open). */
@@ -41,6 +48,7 @@ export class UserLoader {
     for (const u of users) this.#pins.set(u, (this.#pins.get(u) ?? 0) + 1);
     try {
       for (const u of users) await this.#ensure(u);
+      if (this.#beforeCall !== null) await this.#beforeCall(users);
       return await fn();
     } finally {
       for (const u of users) {

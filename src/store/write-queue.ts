@@ -1,12 +1,24 @@
 // Serialises every write of a store, groups durable writes (group commit) and rolls back failed ones.
 
-import type { Batch, PersistenceBackend } from "../persistence/backend.ts";
+import { WriteConflict, type Batch, type PersistenceBackend } from "../persistence/backend.ts";
 import type { EntryRecord } from "../types.ts";
 import { MoomemError, describeError } from "../errors.ts";
 import { Change, type EntryState } from "../state/entry-state.ts";
+import type { SeqCounter } from "../state/ids.ts";
 
 /** Entries per journal line at most; larger operations are written as several batches in one group, chained by `continues`. */
 export const MAX_BATCH_ENTRIES = 512;
+
+/** Attempts of a write whose users another process kept changing (a shared backend's `WriteConflict`), before the caller gets `WRITE_CONFLICT`. */
+export const MAX_WRITE_ATTEMPTS = 5;
+
+/** What a queue over a backend several processes write needs (see `SharedWriting` in persistence/backend.ts). */
+export interface SharedQueue {
+  /** Refilled from the backend before each write is planned. */
+  seqs: SeqCounter;
+  /** Brings these users up to what the backend holds; runs with nothing staged and nothing being planned. */
+  catchUp(users: readonly string[]): Promise<void>;
+}
 
 interface Staged {
   records: EntryRecord[];
@@ -37,11 +49,14 @@ export class WriteQueue {
   #flushing = false;
   #preparing = false;
   #failure: { error: unknown } | null = null;
+  readonly #shared: SharedQueue | null;
 
-  constructor(state: EntryState, backend: PersistenceBackend, afterGroup: () => void) {
+  /** `shared`: for a backend several processes write (seqs from the backend, catch-up and retry on a conflict). */
+  constructor(state: EntryState, backend: PersistenceBackend, afterGroup: () => void, shared: SharedQueue | null = null) {
     this.#state = state;
     this.#backend = backend;
     this.#afterGroup = afterGroup;
+    this.#shared = shared;
   }
 
   /**
@@ -50,8 +65,41 @@ export class WriteQueue {
    * change links an entry to another user's entry or to none, has its changes
    * undone. With `userId`, the write is for that user only: its change refuses
    * any other user's entry, and its batches name the user (`Batch.userId`).
+   *
+   * On a shared backend, a write refused because another process changed one of its users first
+   * (`WriteConflict`: nothing of it was stored) is planned again, `op` and its model calls included,
+   * after the users were caught up; the caller sees `WRITE_CONFLICT` only after
+   * {@link MAX_WRITE_ATTEMPTS} attempts. The model calls so run again outside any transaction.
    */
   write<T>(op: (change: Change) => Promise<T>, userId: string | null = null): Promise<T> {
+    return this.#shared === null ? this.#writeOnce(op, userId) : this.#writeRetrying(op, userId, this.#shared);
+  }
+
+  async #writeRetrying<T>(op: (change: Change) => Promise<T>, userId: string | null, shared: SharedQueue): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#writeOnce(op, userId);
+      } catch (error) {
+        if (!(error instanceof WriteConflict)) throw error;
+        if (attempt >= MAX_WRITE_ATTEMPTS) {
+          throw new MoomemError(
+            "WRITE_CONFLICT",
+            `${error.message}; it was planned again on the other writes ${MAX_WRITE_ATTEMPTS} times and refused each time, so nothing was stored: call again`,
+            { cause: error },
+          );
+        }
+        // Caught up with nothing of this process's own staged (the writes rolled back with this one retry too).
+        await this.exclusive(() => shared.catchUp(error.users));
+      }
+    }
+  }
+
+  /** Whether a write for this user is staged (planned, not yet durable or rolled back). */
+  pendingFor(userId: string): boolean {
+    return this.#staged.some((s) => s.userId === userId || (s.userId === null && s.records.some((r) => r.userId === userId)));
+  }
+
+  #writeOnce<T>(op: (change: Change) => Promise<T>, userId: string | null): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.#tail = this.#tail.then(() => this.#step(op, userId, resolve, reject));
     });
@@ -87,19 +135,40 @@ export class WriteQueue {
 
   async #step<T>(op: (change: Change) => Promise<T>, userId: string | null, resolve: (v: T) => void, reject: (e: unknown) => void): Promise<void> {
     this.#rollbackIfFailed();
-    const change = new Change(this.#state, userId);
+    const seqs = this.#shared?.seqs ?? null;
+    let change: Change;
     let result: T;
     this.#preparing = true;
-    try {
-      result = await op(change);
-      // Defence in depth: whatever the operation, no link it made leaves the user or points at nothing.
-      change.checkLinks();
-    } catch (error) {
-      change.undo();
-      this.#preparing = false;
-      reject(error);
-      this.#rollbackIfFailed();
-      return;
+    for (let need = 1; ;) {
+      change = new Change(this.#state, userId);
+      let start = 0;
+      try {
+        // Seqs from the backend (planning is synchronous): a block before planning, a larger one when it ran out.
+        if (seqs !== null) {
+          await seqs.refill(need);
+          start = seqs.position;
+        }
+        result = await op(change);
+        if (seqs !== null && seqs.overran) {
+          change.undo();
+          need = seqs.needed(start);
+          continue;
+        }
+        // Defence in depth: whatever the operation, no link it made leaves the user or points at nothing.
+        change.checkLinks();
+      } catch (error) {
+        change.undo();
+        // A seq past the block can collide with one loaded from another process: plan again with enough seqs.
+        if (seqs !== null && seqs.overran) {
+          need = seqs.needed(start);
+          continue;
+        }
+        this.#preparing = false;
+        reject(error);
+        this.#rollbackIfFailed();
+        return;
+      }
+      break;
     }
     this.#preparing = false;
     let settle!: (durable: boolean) => void;

@@ -8,10 +8,13 @@ import type {
   LoadedState,
   PersistenceBackend,
   RefreshedState,
+  SharedWriting,
   SnapshotSource,
   StoreCatalog,
+  UserCatchUp,
   UserLoading,
 } from "../backend.ts";
+import { WriteConflict } from "../backend.ts";
 import type { EntryRecord, EntryStatus } from "../../types.ts";
 import { ENTRY_STATUSES } from "../../types.ts";
 import { MoomemError, describeError, invalidArgument } from "../../errors.ts";
@@ -158,7 +161,7 @@ interface Landmark {
  * const mem = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool }) });
  * ```
  */
-export class PostgresBackend implements PersistenceBackend, UserLoading {
+export class PostgresBackend implements PersistenceBackend, UserLoading, SharedWriting {
   readonly location: string;
   /** The schema the tables live in. */
   readonly schema: string;
@@ -177,7 +180,6 @@ export class PostgresBackend implements PersistenceBackend, UserLoading {
   /** Schema version found on connecting (0: no moomem tables, possible only for a read-only backend). */
   #schemaFound = 0;
   #state: "new" | "loading" | "open" | "closed" = "new";
-  #epoch = 0;
   #embedder: EmbedderIdentity | null = null;
   #lastWriteAt: number | null = null;
   #bytes = 0;
@@ -330,7 +332,7 @@ export class PostgresBackend implements PersistenceBackend, UserLoading {
     const operations = splitOperations(batches, this.location);
     if (operations.length === 0) return;
     const at = Date.now();
-    await this.#write("append", at, usersOf(operations), (tx, writeId) => this.#writeOperations(tx, operations, at, writeId));
+    await this.#write("append", at, usersOf(operations), true, (tx, writeId, versions) => this.#writeOperations(tx, operations, at, writeId, versions));
     this.#lastWriteAt = at;
   }
 
@@ -359,18 +361,39 @@ export class PostgresBackend implements PersistenceBackend, UserLoading {
     const entries = changed ? [...source.entries] : [];
     const trim = [...this.#touched];
     const at = Date.now();
+    const users = usersOf([entries]);
     try {
-      await this.#write("compact", changed ? at : null, usersOf([entries]), async (tx, writeId) => {
-        await tx.query(`UPDATE ${this.#s}.meta SET embedder_id = $1, embedder_dim = $2 WHERE id = 1`, [embedder.id, embedder.dim]);
-        const landmark = entries.length === 0 ? null : await this.#writeOperations(tx, [entries], at, writeId);
+      await this.#write("compact", changed ? at : null, users, false, async (tx, writeId, versions) => {
+        // One compaction at a time in the whole store; then every user it changes, locked in key order up front
+        // (a writer takes its users' locks in one go, then the meta row last: no cycle with this order).
+        await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`moomem:compact:${this.schema}`]);
+        await this.#lockUsers(tx, [...new Set([...users, ...trim])].sort());
+        // The embedder is recorded only where none is, or the same (a reembed replaces it): another process's
+        // record is never overwritten by a process that opened with another embedder before it.
+        const recorded = await tx.query(
+          `UPDATE ${this.#s}.meta SET embedder_id = $1, embedder_dim = $2 WHERE id = 1 AND ($3 OR embedder_id IS NULL OR (embedder_id = $1 AND embedder_dim = $2))
+           RETURNING 1 AS ok`,
+          [embedder.id, embedder.dim, changed],
+        );
+        if (recorded.length === 0) {
+          const [meta] = await tx.query(`SELECT embedder_id, embedder_dim FROM ${this.#s}.meta WHERE id = 1`);
+          throw new MoomemError(
+            "EMBEDDER_MISMATCH",
+            `${this.location}: another process recorded embedder ${String(meta?.["embedder_id"])} (${String(meta?.["embedder_dim"])} dims) for this store; this process uses ${embedder.id} (${embedder.dim} dims): open the store again with that embedder`,
+          );
+        }
+        const landmark = entries.length === 0 ? null : await this.#writeOperations(tx, [entries], at, writeId, versions);
         if (trim.length > 0) await this.#trimEvents(tx, trim);
         return landmark;
       });
     } catch (error) {
-      // Taken over: the new writer records the embedder and trims the logs itself. Only rewritten vectors
-      // (a reembed) would be lost here, so only then does the fenced compaction fail; `close()` of a store
-      // that was taken over stays quiet.
-      if (!changed && error instanceof MoomemError && error.code === "STORE_LOCKED") return;
+      if (error instanceof WriteConflict) {
+        throw new MoomemError(
+          "WRITE_CONFLICT",
+          `${this.location}: recomputing every vector (reembed) was refused because another process wrote user ${JSON.stringify(error.users[0])} meanwhile; nothing was stored. Stop the other processes writing this store, then open it with reembed again`,
+          { cause: error },
+        );
+      }
       throw error;
     }
     for (const user of trim) this.#touched.delete(user);
@@ -491,7 +514,6 @@ export class PostgresBackend implements PersistenceBackend, UserLoading {
     return this.#run("readUser", (db) =>
       db.transaction(async (tx) => {
         await tx.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
-        if (!this.#readOnly) await this.#checkStillWriter(tx, "readUser");
         const [user] = await tx.query(`SELECT version FROM ${this.#s}.users WHERE user_id = $1`, [userId]);
         const entries = await this.#pages(tx, `user_id = $2 AND`, [userId]);
         return { version: user === undefined ? 0 : Number(numeric(user["version"])), entries };
@@ -499,18 +521,27 @@ export class PostgresBackend implements PersistenceBackend, UserLoading {
     );
   }
 
+  /** Whether another process wrote the user since this backend last read or wrote it: {@link userVersion}, one indexed lookup. */
+  async userMoved(userId: string): Promise<boolean> {
+    return (await this.userVersion(userId)) !== (this.#versions.get(userId) ?? 0);
+  }
+
   /**
-   * Refuses (`STORE_LOCKED`) when, in this snapshot, another opener has taken over as the writer. A writer
-   * that was taken over must not read a user: the snapshot may hold the new writer's entries, whose seqs
-   * this writer would hand out again; its next write would be refused anyway.
+   * What other processes wrote for the user since this backend last read or wrote it: the current rows of
+   * the entries their events name ({@link eventsSince}), or the whole user again when the log was trimmed
+   * past that version; null when nothing. This backend's copy is then current as of the version read.
    */
-  async #checkStillWriter(tx: SqlQueryable, what: string): Promise<void> {
-    const [meta] = await tx.query(`SELECT writer_epoch FROM ${this.#s}.meta WHERE id = 1`);
-    if (meta !== undefined && Number(numeric(meta["writer_epoch"])) === this.#epoch) return;
-    throw new MoomemError(
-      "STORE_LOCKED",
-      `${this.location} was opened for writing by another process (or another store object) after this one; this ${what} read nothing. Only the latest opener writes: close this store, or reopen it to take over`,
-    );
+  async catchUpUser(userId: string): Promise<UserCatchUp | null> {
+    const known = this.#versions.get(userId) ?? 0;
+    const changes = await this.eventsSince(userId, known);
+    if (changes.reloadNeeded) {
+      const { version, entries } = await this.readUser(userId);
+      this.#versions.set(userId, version);
+      return { replace: true, entries };
+    }
+    if (changes.version === known) return null;
+    this.#versions.set(userId, changes.version);
+    return { replace: false, entries: changes.entries };
   }
 
   /** The user's current version (0 for a user never written): one indexed lookup, cheap enough to run before every call. */
@@ -598,20 +629,34 @@ export class PostgresBackend implements PersistenceBackend, UserLoading {
    * store numbered itself. With it, processes writing at once never hand out
    * one seq (nor, so, one entry id) twice.
    */
-  async reserveSeqs(count: number): Promise<number> {
+  async reserveSeqs(count: number, after = 0): Promise<number> {
     if (!Number.isSafeInteger(count) || count < 1 || count > 1_000_000)
       throw invalidArgument(`reserveSeqs: count must be an integer from 1 to 1000000, got ${JSON.stringify(count)}`);
+    if (!Number.isSafeInteger(after) || after < 0) throw invalidArgument(`reserveSeqs: after must be an integer ≥ 0, got ${JSON.stringify(after)}`);
     this.#checkUsable("reserveSeqs");
     if (this.#readOnly) throw new MoomemError("READ_ONLY", `${this.location} was opened readOnly; reserveSeqs needs a writable backend`);
     await this.#connect();
     const rows = await this.#run("reserveSeqs", (db) =>
       db.query(
-        `UPDATE ${this.#s}.counters SET value = greatest(value, (SELECT coalesce(max(seq), 0) FROM ${this.#s}.entries)) + $1
+        `UPDATE ${this.#s}.counters SET value = greatest(value, $2, (SELECT coalesce(max(seq), 0) FROM ${this.#s}.entries)) + $1
          WHERE name = 'seq' RETURNING value - $1 + 1 AS first`,
-        [count],
+        [count, after],
       ),
     );
     return Number(numeric(rows[0]?.["first"]));
+  }
+
+  /**
+   * Gives back `[first, end)`, the unused end of a block {@link reserveSeqs} handed out, when it is still
+   * the last block reserved (the counter stands at `end - 1`); otherwise another process reserved after it
+   * and the seqs stay unused (a gap costs nothing). So one process alone numbers its entries without gaps.
+   */
+  async releaseSeqs(first: number, end: number): Promise<void> {
+    if (!Number.isSafeInteger(first) || !Number.isSafeInteger(end) || first < 1 || end < first)
+      throw invalidArgument(`releaseSeqs: first and end must be integers with 1 ≤ first ≤ end, got ${JSON.stringify([first, end])}`);
+    this.#writable("releaseSeqs");
+    await this.#connect();
+    await this.#run("releaseSeqs", (db) => db.query(`UPDATE ${this.#s}.counters SET value = $1 WHERE name = 'seq' AND value = $2`, [first - 1, end - 1]));
   }
 
   // ---- internals ----
@@ -670,55 +715,67 @@ export class PostgresBackend implements PersistenceBackend, UserLoading {
   }
 
   /**
-   * One write transaction: the writer fence, then `body`. Retried whole after a
-   * failure before COMMIT that PostgreSQL rolled back (dropped connection,
-   * deadlock, serialization). When COMMIT itself fails, its answer is lost,
-   * not necessarily the write: the landmark `body` returned (an event it
-   * wrote) is looked up to tell which.
+   * One write transaction: `body`, then the meta row (last write, and the row version readers compare;
+   * updated last so its row lock, which every writer needs, is held only until COMMIT). Refused with
+   * `EMBEDDER_MISMATCH` when `checkEmbedder` and another process recorded another embedder (a
+   * `reembed` elsewhere). Retried whole after a failure before COMMIT that PostgreSQL rolled back
+   * (dropped connection, deadlock, serialization). When COMMIT itself fails, its answer is lost, not
+   * necessarily the write: the landmark `body` returned (an event it wrote) is looked up to tell which.
+   * The users' versions `body` reported are taken once the write is known to have committed.
    */
   async #write(
     what: string,
     at: number | null,
     users: readonly string[],
-    body: (tx: SqlQueryable, writeId: string) => Promise<Landmark | null>,
+    checkEmbedder: boolean,
+    body: (tx: SqlQueryable, writeId: string, versions: Map<string, number>) => Promise<Landmark | null>,
   ): Promise<void> {
     const client = await this.#connect();
     const writeId = randomId();
     for (let attempt = 1; ; attempt++) {
       let landmark: Landmark | null = null;
       let committing = false;
+      const versions = new Map<string, number>();
+      const done = async (): Promise<void> => {
+        for (const user of users) this.#touched.add(user);
+        for (const [user, version] of versions) this.#versions.set(user, version);
+        await this.#refreshSize(false);
+      };
       try {
         await client.transaction(async (tx) => {
-          const fence = await tx.query(
-            `UPDATE ${this.#s}.meta SET last_write_at = coalesce($1, last_write_at) WHERE id = 1 AND writer_epoch = $2 RETURNING 1 AS ok`,
-            [at, this.#epoch],
+          landmark = await body(tx, writeId, versions);
+          const [meta] = await tx.query(
+            `UPDATE ${this.#s}.meta SET last_write_at = coalesce($1, last_write_at) WHERE id = 1 RETURNING embedder_id, embedder_dim`,
+            [at],
           );
-          if (fence.length === 0) {
-            throw new MoomemError(
-              "STORE_LOCKED",
-              `${this.location} was opened for writing by another process (or another store object) after this one; this ${what} changed nothing. Only the latest opener writes: close this store, or reopen it to take over`,
-            );
+          const mine = this.#embedder;
+          if (checkEmbedder && mine !== null && typeof meta?.["embedder_id"] === "string") {
+            const id = meta["embedder_id"];
+            const dim = Number(numeric(meta["embedder_dim"]));
+            if (id !== mine.id || dim !== mine.dim) {
+              throw new MoomemError(
+                "EMBEDDER_MISMATCH",
+                `${this.location}: another process recomputed every vector with embedder ${id} (${dim} dims) (a reembed); this process uses ${mine.id} (${mine.dim} dims), so this ${what} was not stored: open the store again with that embedder`,
+              );
+            }
           }
-          landmark = await body(tx, writeId);
           committing = true;
         });
-        for (const user of users) this.#touched.add(user);
-        await this.#refreshSize(false);
+        await done();
         return;
       } catch (error) {
         if (error instanceof MoomemError && !committing) throw error;
         if (committing) {
           const landed = await this.#landed(landmark);
           if (landed === true) {
-            for (const user of users) this.#touched.add(user);
-            await this.#refreshSize(false);
+            await done();
             return;
           }
           if (landed === null) {
             throw new MoomemError(
               "IO_FAILURE",
               redact(
-                `${this.location}: the connection failed while committing this ${what} (${describeError(error)}), so it may or may not have been stored; the store's memory does not have it: reopen the store to see what the database kept`,
+                `${this.location}: the connection failed while committing this ${what} (${describeError(error)}), so it may or may not have been stored; the store's memory does not have it (the next call for the user reads what the database kept)`,
                 this.#secrets,
               ),
             );
@@ -746,15 +803,21 @@ export class PostgresBackend implements PersistenceBackend, UserLoading {
    * then per operation and user one event and one version bump. Resolves to one
    * event written (the landmark to check an uncertain COMMIT by).
    */
-  async #writeOperations(tx: SqlQueryable, operations: EntryRecord[][], at: number, writeId: string): Promise<Landmark | null> {
+  async #writeOperations(tx: SqlQueryable, operations: EntryRecord[][], at: number, writeId: string, versions: Map<string, number>): Promise<Landmark | null> {
     const users = usersOf(operations);
     if (users.length === 0) return null;
-    // Transaction-scoped (so PgBouncer's transaction pooling keeps them), one per user, taken in key order:
-    // two writers never wait on each other in a cycle, even when two users' keys collide.
-    await tx.query(
-      `SELECT pg_advisory_xact_lock(k) FROM (SELECT DISTINCT hashtextextended($1 || u, 0) AS k FROM jsonb_array_elements_text($2::jsonb) AS u ORDER BY k) AS keys`,
-      [`moomem:${this.schema}:`, JSON.stringify(users)],
+    await this.#lockUsers(tx, users);
+    // Under the users' locks: each user's version must still be the one this process's copy is current as
+    // of. Another process wrote the user since: nothing is written, and the store catches up and plans again.
+    const current = await tx.query(
+      `SELECT k.u AS user_id, coalesce(v.version, 0) AS version FROM jsonb_array_elements_text($1::jsonb) AS k(u)
+       LEFT JOIN ${this.#s}.users v ON v.user_id = k.u`,
+      [JSON.stringify(users)],
     );
+    const moved = current
+      .filter((row) => Number(numeric(row["version"])) !== (this.#versions.get(String(row["user_id"])) ?? 0))
+      .map((row) => String(row["user_id"]));
+    if (moved.length > 0) throw new WriteConflict(this.location, moved);
     // The latest version of each id in the group: one row per id per statement (PostgreSQL refuses an upsert touching a row twice).
     const latest = new Map<string, EntryRecord>();
     for (const op of operations) for (const entry of op) latest.set(entry.id, entry);
@@ -808,8 +871,25 @@ export class PostgresBackend implements PersistenceBackend, UserLoading {
       [JSON.stringify(events), at, writeId],
     );
     this.#eventsSinceTrim += written.length;
+    for (const row of written) {
+      const user = String(row["user_id"]);
+      const version = Number(numeric(row["version"]));
+      if (version > (versions.get(user) ?? 0)) versions.set(user, version);
+    }
     const mark = written[0];
     return mark === undefined ? null : { userId: String(mark["user_id"]), version: Number(numeric(mark["version"])), writeId };
+  }
+
+  /**
+   * The users' write locks: transaction-scoped (so PgBouncer's transaction pooling keeps them), one per
+   * user, taken in key order in one statement, so two writers never wait on each other in a cycle, even
+   * when two users' keys collide. Taking one again in the same transaction is free.
+   */
+  async #lockUsers(tx: SqlQueryable, users: readonly string[]): Promise<void> {
+    await tx.query(
+      `SELECT pg_advisory_xact_lock(k) FROM (SELECT DISTINCT hashtextextended($1 || u, 0) AS k FROM jsonb_array_elements_text($2::jsonb) AS u ORDER BY k) AS keys`,
+      [`moomem:${this.schema}:`, JSON.stringify(users)],
+    );
   }
 
   /** Keeps the newest `keepEvents` events of each of these users; readers behind that reload the user. */
@@ -847,10 +927,11 @@ export class PostgresBackend implements PersistenceBackend, UserLoading {
         return { ...empty(), embedder: null, truncatedRecovered: 0, formatVersion: POSTGRES_FORMAT_VERSION, lastWriteAt: null };
       }
       if (!this.#readOnly) {
-        const rows = await this.#run(`${what} (take over as the writer)`, (db) =>
-          db.query(`UPDATE ${this.#s}.meta SET writer_epoch = writer_epoch + 1 WHERE id = 1 RETURNING writer_epoch`),
+        // Many writers share the store; the epoch is still bumped so that a writer of an older moomem (which
+        // numbered entries itself and checked the epoch before each write) stops writing: its next write fails.
+        await this.#run(`${what} (fence off older moomem writers)`, (db) =>
+          db.query(`UPDATE ${this.#s}.meta SET writer_epoch = writer_epoch + 1 WHERE id = 1`),
         );
-        this.#epoch = Number(numeric(rows[0]?.["writer_epoch"]));
       }
       const state = await read();
       const meta = this.#meta!;

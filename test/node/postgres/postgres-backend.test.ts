@@ -6,6 +6,7 @@ import { PostgresBackend, type PostgresBackendOptions } from "../../../src/persi
 import { fromPgPool } from "../../../src/persistence/postgres/pg-adapter.ts";
 import { LATEST_SCHEMA_VERSION, migrate } from "../../../src/persistence/postgres/schema.ts";
 import { isMoomemError } from "../../../src/errors.ts";
+import { WriteConflict } from "../../../src/persistence/backend.ts";
 import { makeEntry, testBackend } from "../../backend-conformance.ts";
 import { clusterPerFile } from "./cluster.ts";
 
@@ -81,17 +82,19 @@ describe("PostgresBackend: migrations", () => {
     for (const p of pools) await p.end();
   });
 
-  it("four backends opening a new schema at once all load it, and only the last opener writes", async () => {
+  it("four backends opening a new schema at once all load it and all write; for one user, only a write planned on its current version lands", async () => {
     const schema = `mig_open_${process.pid}`;
     const backends = [0, 1, 2, 3].map(() => new PostgresBackend({ pool: db.pool, schema }));
     const states = await Promise.all(backends.map((b) => b.load()));
     for (const state of states) expect(state.entries).toEqual([]);
-    const results = await Promise.allSettled(backends.map((b, i) => b.append([{ entries: [makeEntry(`o${i}`, i + 1)] }])));
-    // Exactly one of them took over last; the others are fenced off and wrote nothing.
+    // Four users: every write lands (many writers, no takeover).
+    await Promise.all(backends.map((b, i) => b.append([{ entries: [makeEntry(`own${i}`, i + 1, { userId: `own-${i}` })] }])));
+    // One user, each planned on version 0 of it: the first to take the user's lock writes, the others are refused.
+    const results = await Promise.allSettled(backends.map((b, i) => b.append([{ entries: [makeEntry(`o${i}`, i + 11)] }])));
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
-    for (const r of results) if (r.status === "rejected") expect(isMoomemError(r.reason, "STORE_LOCKED")).toBe(true);
-    const { rows } = await db.pool.query(`SELECT count(*)::int AS n FROM ${schema}.entries`);
-    expect(rows[0].n).toBe(1);
+    for (const r of results) if (r.status === "rejected") expect(r.reason).toBeInstanceOf(WriteConflict);
+    const { rows } = await db.pool.query(`SELECT user_id, count(*)::int AS n FROM ${schema}.entries GROUP BY user_id ORDER BY user_id`);
+    expect(rows).toEqual([0, 1, 2, 3].map((i) => ({ user_id: `own-${i}`, n: 1 })).concat([{ user_id: "user-1", n: 1 }]));
     for (const b of backends) await b.close();
   });
 
@@ -148,40 +151,91 @@ describe("PostgresBackend: migrations", () => {
   });
 });
 
-describe("PostgresBackend: one writer per store today", () => {
-  it("a second opener takes over; the first one's next write fails with STORE_LOCKED and changes nothing", async () => {
+describe("PostgresBackend: many writers", () => {
+  it("a write planned on an older version of its user is refused (WriteConflict) and changes nothing; caught up, it lands", async () => {
     const first = fresh();
-    await first.load();
-    await first.append([{ entries: [makeEntry("a", 1)] }]);
+    await first.openCatalog();
+    await first.append([{ entries: [makeEntry("a", 1)], userId: "user-1" }]);
     const second = new PostgresBackend({ pool: db.pool, schema: first.schema });
-    expect((await second.load()).entries.map((e) => e.id)).toEqual(["a"]);
-    const error = await rejection(first.append([{ entries: [makeEntry("b", 2)] }]));
-    expect(isMoomemError(error, "STORE_LOCKED")).toBe(true);
-    expect((error as Error).message).toContain("changed nothing");
-    // A compaction records nothing once taken over (the new writer does that); close() stays quiet.
-    await first.compact({ embedder: { id: "e", dim: 2 }, count: 0, entries: [] });
-    const [meta] = (await db.pool.query(`SELECT embedder_id FROM ${first.schema}.meta`)).rows;
-    expect(meta.embedder_id).toBeNull();
-    await second.append([{ entries: [makeEntry("c", 3)] }]);
+    await second.openCatalog();
+    expect((await second.loadUser("user-1")).map((e) => e.id)).toEqual(["a"]);
+    await second.append([{ entries: [makeEntry("c", 3)], userId: "user-1" }]);
+    // Another user is not held back by it.
+    await first.append([{ entries: [makeEntry("x", 4, { userId: "user-2" })], userId: "user-2" }]);
+    expect(await first.userMoved("user-1")).toBe(true);
+    const error = await rejection(first.append([{ entries: [makeEntry("b", 2)], userId: "user-1" }]));
+    expect(error).toBeInstanceOf(WriteConflict);
+    expect(isMoomemError(error, "WRITE_CONFLICT")).toBe(true);
+    expect((error as WriteConflict).users).toEqual(["user-1"]);
+    expect((error as Error).message).toContain("nothing of it was stored");
+    const caught = await first.catchUpUser("user-1");
+    expect(caught).toMatchObject({ replace: false });
+    expect(caught!.entries.map((e) => e.id)).toEqual(["c"]);
+    expect(await first.userMoved("user-1")).toBe(false);
+    expect(await first.catchUpUser("user-1")).toBeNull();
+    await first.append([{ entries: [makeEntry("b", 2)], userId: "user-1" }]);
     const { rows } = await db.pool.query(`SELECT id FROM ${first.schema}.entries ORDER BY seq`);
-    expect(rows.map((r: { id: string }) => r.id)).toEqual(["a", "c"]);
+    expect(rows.map((r: { id: string }) => r.id)).toEqual(["a", "b", "c", "x"]);
+    const events = await db.pool.query(`SELECT version FROM ${first.schema}.events WHERE user_id = 'user-1' ORDER BY version`);
+    expect(events.rows.map((r: { version: string }) => Number(r.version))).toEqual([1, 2, 3]);
+    // Both compact (record the embedder, trim) without stepping on each other.
+    await Promise.all([first.compactStored({ id: "e", dim: 2 }), second.compactStored({ id: "e", dim: 2 })]);
     await first.close();
     await second.close();
   });
 
-  it("a compaction that rewrites vectors (reembed) fails with STORE_LOCKED once taken over", async () => {
+  it("seqs from the database: blocks never overlap, and the unused end of the last block is given back", async () => {
+    const a = fresh();
+    await a.openCatalog();
+    const b = new PostgresBackend({ pool: db.pool, schema: a.schema });
+    await b.openCatalog();
+    const firsts = await Promise.all([a.reserveSeqs(10), b.reserveSeqs(10), a.reserveSeqs(5, 100)]);
+    const ranges = [
+      [firsts[0]!, firsts[0]! + 10],
+      [firsts[1]!, firsts[1]! + 10],
+      [firsts[2]!, firsts[2]! + 5],
+    ].sort((x, y) => x[0]! - y[0]!);
+    for (let i = 1; i < ranges.length; i++) expect(ranges[i]![0]).toBeGreaterThanOrEqual(ranges[i - 1]![1]!);
+    expect(firsts[2]).toBeGreaterThan(100);
+    const last = Math.max(...firsts);
+    const lastEnd = last === firsts[2] ? last + 5 : last + 10;
+    // Not the last block: nothing is given back.
+    await a.releaseSeqs(ranges[0]![0]! + 1, ranges[0]![1]!);
+    expect(await b.reserveSeqs(1)).toBe(lastEnd);
+    await b.releaseSeqs(lastEnd, lastEnd + 1);
+    expect(await a.reserveSeqs(1)).toBe(lastEnd);
+    await a.close();
+    await b.close();
+  });
+
+  it("a reembed is refused (WRITE_CONFLICT) when another process wrote meanwhile; after a reembed, an older process's writes get EMBEDDER_MISMATCH", async () => {
     const first = fresh();
-    await first.load();
+    await first.openCatalog();
     const a = makeEntry("a", 1, { embedding: Float32Array.from([1, 0]) });
     await first.append([{ entries: [a] }]);
-    await first.compact({ embedder: { id: "old", dim: 2 }, count: 1, entries: [a] });
+    await first.compactStored({ id: "old", dim: 2 });
     const second = new PostgresBackend({ pool: db.pool, schema: first.schema });
-    await second.load();
+    await second.openCatalog();
+    await second.loadUser("user-1");
+    await second.append([{ entries: [makeEntry("b", 2, { embedding: Float32Array.from([0, 1]) })] }]);
     const error = await rejection(first.compact({ embedder: { id: "new", dim: 3 }, count: 1, entries: [{ ...a, embedding: Float32Array.from([0, 0, 1]) }] }));
-    expect(isMoomemError(error, "STORE_LOCKED")).toBe(true);
+    expect(isMoomemError(error, "WRITE_CONFLICT")).toBe(true);
+    expect((error as Error).message).toContain("Stop the other processes");
     expect(Array.from((await second.readUser("user-1")).entries[0]!.embedding!)).toEqual([1, 0]);
-    await first.close();
-    await second.close();
+    // The reembed, once nobody else wrote: the other process's next write and compaction are refused.
+    const third = new PostgresBackend({ pool: db.pool, schema: first.schema });
+    await third.openCatalog();
+    const all = await third.loadUser("user-1");
+    const rewritten = all.map((e) => ({ ...e, embedding: Float32Array.from([0, 0, 1]) }));
+    await third.compact({ embedder: { id: "new", dim: 3 }, count: rewritten.length, entries: rewritten });
+    await second.catchUpUser("user-1");
+    expect(
+      isMoomemError(await rejection(second.append([{ entries: [makeEntry("c", 3, { embedding: Float32Array.from([1, 1]) })] }])), "EMBEDDER_MISMATCH"),
+    ).toBe(true);
+    expect(isMoomemError(await rejection(second.compactStored({ id: "old", dim: 2 })), "EMBEDDER_MISMATCH")).toBe(true);
+    const [meta] = (await db.pool.query(`SELECT embedder_id FROM ${first.schema}.meta`)).rows;
+    expect(meta.embedder_id).toBe("new");
+    for (const b of [first, second, third]) await b.close();
   });
 
   it("a read-only backend never takes over and never writes", async () => {
