@@ -10,7 +10,13 @@ import type { SeqCounter } from "../state/ids.ts";
 export const MAX_BATCH_ENTRIES = 512;
 
 /** Attempts of a write whose users another process kept changing (a shared backend's `WriteConflict`), before the caller gets `WRITE_CONFLICT`. */
-export const MAX_WRITE_ATTEMPTS = 5;
+export const MAX_WRITE_ATTEMPTS = 8;
+/** The first retry waits up to this many ms (at random), each next one up to twice as long: 2.5 s in all at most. */
+const RETRY_PAUSE_MS = 10;
+
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
 
 /** What a queue over a backend several processes write needs (see `SharedWriting` in persistence/backend.ts). */
 export interface SharedQueue {
@@ -88,6 +94,8 @@ export class WriteQueue {
             { cause: error },
           );
         }
+        // A random pause, growing with the attempts, so processes that collided on a user do not collide again in step.
+        await pause(Math.random() * RETRY_PAUSE_MS * 2 ** (attempt - 1));
         // Caught up with nothing of this process's own staged (the writes rolled back with this one retry too).
         await this.exclusive(() => shared.catchUp(error.users));
       }

@@ -183,7 +183,7 @@ describe("a writer process killed with SIGKILL", () => {
     await mem.close();
     const lines = await runUntil([db.cluster.url, schema, "hang", "1"], (l) => l.some((x) => x.startsWith("in-tx")), 0);
     expect(lines).toContain("in-tx 1");
-    // The next opener takes over (its UPDATE of the meta row would wait forever if the dead transaction held it).
+    // The next process writes the same user (its lock, and the meta row every write updates, would wait forever if the dead transaction held them).
     const next = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool: db.pool, schema }) });
     await next.add("w1", "written by the next process");
     expect((await next.list("w1")).map((e) => e.content).sort()).toEqual(["acknowledged before", "written by the next process"]);
