@@ -229,6 +229,30 @@ describe("MemoryStore on PostgreSQL", () => {
     await reread.close();
   });
 
+  it("catch-up before a call: another process's purge, supersede and adds reach a store holding the user, also once the log was trimmed past it", async () => {
+    const schema = freshSchema();
+    const holder = await MemoryStore.open("pg", { backend: backend(schema) });
+    await holder.add("u", "I live in Paris");
+    await holder.add("u", "my secret is 1234");
+    expect(await holder.list("u")).toHaveLength(2);
+    // Another process (keeping one event per user, so its close trims the log past what the holder read).
+    const other = await MemoryStore.open("pg", { backend: backend(schema, { keepEvents: 1 }) });
+    const secret = (await other.list("u")).find((e) => e.content.includes("secret"))!;
+    await other.forget("u", { id: secret.id }, { purge: true });
+    await other.add("u", "I live in Rome");
+    await other.add("u", "I like tea");
+    const expected = (await other.list("u")).map((e) => [e.id, e.status, e.content]);
+    await other.close();
+    const { rows } = await db.pool.query(`SELECT version::int, trimmed_to::int FROM "${schema}".users WHERE user_id = 'u'`);
+    expect(rows[0].trimmed_to).toBeGreaterThan(2); // behind the trim: the holder reads the user whole again
+    expect((await holder.list("u")).map((e) => [e.id, e.status, e.content])).toEqual(expected);
+    expect((await holder.recall("u", "secret 1234")).map((h) => h.content)).not.toContain("my secret is 1234");
+    expect((await holder.profile("u")).slots["home_city"]?.value).toBe("I live in Rome");
+    // And the holder writes on top of it: its add supersedes Rome, judged against what the other process wrote.
+    expect((await holder.add("u", "I live in Oslo")).superseded).toBe(1);
+    await holder.close();
+  });
+
   it("a store opened read-only on a read-only backend reads while a writer works, and writes nothing", async () => {
     const schema = freshSchema();
     const writer = await MemoryStore.open("pg", { backend: backend(schema) });
