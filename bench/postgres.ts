@@ -1,13 +1,18 @@
 // PostgreSQL against the file store, on a throwaway local cluster (as the tests start one): loading one user of 1,000
 // entries with `loadUser`, opening a store then answering its first recall, at 1k and 10k entries; and a writable
-// open of a large store (default 100,000 entries over 1,000 users) with per-user loading against reading everything.
+// open of a large store (default 100,000 entries over 1,000 users) with per-user loading against reading everything;
+// and N processes adding at once (offline pipeline), 1 against 4 (several app servers writing one store).
 //
 // Run: npx tsx bench/postgres.ts [sizes, e.g. 1000,10000, or none] [runs, default 7] [large store, e.g. 100000x1000, or none]
+//        [processes, e.g. 1,4, or none] [adds per process, default 400]
 // Needs the PostgreSQL server binaries (Debian: apt-get install postgresql; or MOOMEM_PG_BIN). As root, the server
 // runs as `nobody`. The cluster runs with fsync=off (test/node/postgres/cluster.ts): reads are what is measured here.
 // Prints medians (p50) of `runs` runs; each open is a new store object, so nothing is cached in the process.
 
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { EntryRecord } from "../src/types.ts";
@@ -21,6 +26,8 @@ import { startCluster } from "../test/node/postgres/cluster.ts";
 const SIZES = (process.argv[2] ?? "1000,10000").split(",").map(Number);
 const RUNS = Number(process.argv[3] ?? 7);
 const LARGE = process.argv[4] ?? "100000x1000";
+const PROCESSES = (process.argv[5] ?? "1,4").split(",").map(Number);
+const ADDS = Number(process.argv[6] ?? 400);
 /** Users the open/recall stores spread their entries over (so a user holds n / USERS entries). */
 const USERS = 100;
 const embedder = new HashingEmbedder();
@@ -84,6 +91,26 @@ async function timed(fn: () => Promise<void>): Promise<number> {
   return performance.now() - t;
 }
 
+// A child of section 5: one process adding for its own users until done, then printing what it did.
+if (process.argv[2] === "--adder") {
+  const [url, schema, id, count] = process.argv.slice(3) as [string, string, string, string];
+  const adderPool = new pg.Pool({ connectionString: url, max: 4 });
+  adderPool.on("error", () => undefined);
+  const mem = await MemoryStore.open("pg", { embedder: new HashingEmbedder(), backend: new PostgresBackend({ pool: adderPool, schema }) });
+  const n = Number(count);
+  let next = 0;
+  const started = Date.now();
+  const worker = async (): Promise<void> => {
+    for (let i = next++; i < n; i = next++)
+      await mem.add(`server-${id}-user-${i % 20}`, `${text(Number(id) * 100_000 + i)}; I like ${VOCAB[i % VOCAB.length]!}`);
+  };
+  await Promise.all([worker(), worker(), worker(), worker()]);
+  console.log(JSON.stringify({ started, ended: Date.now(), adds: n }));
+  await mem.close();
+  await adderPool.end();
+  process.exit(0);
+}
+
 const cluster = await startCluster();
 const pool = cluster.pool(4);
 const folders: string[] = [];
@@ -119,6 +146,8 @@ try {
     const stores: Array<[string, () => Promise<MemoryStore>]> = [
       ["files", () => MemoryStore.open(folder, { embedder, readOnly: true })],
       ["PostgreSQL", () => MemoryStore.open("pg", { embedder, readOnly: true, backend: new PostgresBackend({ pool, schema, readOnly: true }) })],
+      // Writable: users loaded when asked, and before each call one lookup of the user's version (many writers).
+      ["PostgreSQL, writable (version check per call)", () => MemoryStore.open("pg", { embedder, backend: new PostgresBackend({ pool, schema }) })],
     ];
     for (const [name, open] of stores) {
       const firsts: number[] = [];
@@ -206,6 +235,42 @@ try {
     console.log(
       `\nread-only refresh(), ${users.toLocaleString("en")} users: nothing written p50 ${ms(p50(idle))}; after one add p50 ${ms(p50(after))} (15 runs)`,
     );
+  }
+
+  // 5. N processes adding at once, each for its own 20 users, 4 adds in flight each (the offline pipeline: extraction
+  // and embedding in process, one transaction per group of adds). The rate is every add over the wall time from the
+  // first process's start to the last one's end (opening and closing not counted).
+  const counts = PROCESSES.filter((p) => Number.isFinite(p) && p > 0);
+  if (counts.length > 0) {
+    console.log("");
+    console.log(`| processes adding at once | adds | wall time | adds/s | vs 1 process |`);
+    console.log("|---:|---:|---:|---:|---:|");
+    const self = fileURLToPath(import.meta.url);
+    let single = 0;
+    for (const processes of counts) {
+      const schema = `adders_${processes}`;
+      const setup = await MemoryStore.open("pg", { embedder, backend: new PostgresBackend({ pool, schema }) });
+      await setup.close();
+      const runs = await Promise.all(
+        Array.from(
+          { length: processes },
+          (_, id) =>
+            new Promise<{ started: number; ended: number; adds: number }>((resolve, reject) => {
+              const child = spawn(process.execPath, ["--import", "tsx", self, "--adder", cluster.url, schema, String(id), String(ADDS)], {
+                stdio: ["ignore", "pipe", "inherit"],
+              });
+              let out = "";
+              child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+              child.once("close", (code) => (code === 0 ? resolve(JSON.parse(out.trim().split("\n").at(-1)!)) : reject(new Error(`adder exited ${code}`))));
+            }),
+        ),
+      );
+      const wall = Math.max(...runs.map((r) => r.ended)) - Math.min(...runs.map((r) => r.started));
+      const adds = runs.reduce((n, r) => n + r.adds, 0);
+      const rate = (adds * 1000) / wall;
+      if (processes === 1) single = rate;
+      console.log(`| ${processes} | ${adds} | ${ms(wall)} | ${rate.toFixed(0)} | ${single === 0 ? "—" : `${(rate / single).toFixed(2)}×`} |`);
+    }
   }
 } finally {
   for (const folder of folders) rmSync(folder, { recursive: true, force: true });
