@@ -48,7 +48,7 @@ export interface PostgresBackendOptions {
   schema?: string;
   /** Run the migrations on first use (default true). False: the schema must already be current (a role without DDL rights). */
   migrate?: boolean;
-  /** Never write, and never take over as the writer (inspect a store a server is using). Open the store with `readOnly: true` too. */
+  /** Never write (inspect or follow a store servers are using). Open the store with `readOnly: true` too. */
   readOnly?: boolean;
   /** Events kept per user when the log is trimmed (on `compact`, i.e. on close), default 1000. Readers further behind reload the user. */
   keepEvents?: number;
@@ -144,12 +144,12 @@ interface Landmark {
  * per user touched (taken in one global order, so writers never deadlock),
  * upserted rows, one event per (operation, user) and the user's version bumped.
  *
- * Today's store keeps every entry in memory and numbers entries itself, so a
- * store has one writing process at a time: `load()` takes over as the writer
- * (bumps `meta.writer_epoch`) and an older writer's next write fails with
- * `STORE_LOCKED`, changing nothing. The per-user reads (`loadUser`,
- * `eventsSince`, `userVersion`, `listUsers`, `reserveSeqs`) are the ground
- * for per-user loading and many writers; see docs/decisions.md.
+ * Any number of processes write one store at once (the `SharedWriting`
+ * capability, docs/postgres.md "Consistency"): seqs come in blocks from
+ * `reserveSeqs`; the backend keeps, per user, the version the store's copy is
+ * current as of (set by `loadUser`, each `append` and `catchUpUser`), and an
+ * `append` touching a user whose version moved meanwhile writes nothing and
+ * throws `WriteConflict`, for the store to catch up and plan again.
  *
  * @example
  * ```ts
