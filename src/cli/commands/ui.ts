@@ -25,7 +25,7 @@ export const uiCommand: Command = {
     "With --write the page can forget, restore and purge (each asks first). That needs the",
     "writer lock: if an agent holds it, moomem ui --write stops with STORE_LOCKED; while it",
     "runs, the agent cannot open the store for writing. Stop it to give the lock back.",
-    "On PostgreSQL (--pg) there is no writer lock: --write takes over as the store's writer;",
+    "On PostgreSQL (--pg) there is no writer lock: --write writes alongside the app servers;",
     "the read-only page follows PostgreSQL writers the same way (every 2 s).",
     "",
     "examples:",

@@ -276,7 +276,7 @@ export class PostgresBackend implements PersistenceBackend, UserLoading, SharedW
 
   /**
    * {@link load} without the entries (per-user loading, README "Many users: loading a user when asked"):
-   * takes over as the writer and reads, in one snapshot, the meta row and per user the counts by status,
+   * fences off writers of an older moomem (see `#open`) and reads, in one snapshot, the meta row and per user the counts by status,
    * the largest `updatedAt`, and the largest seq stored or named by an id. The counting runs in
    * PostgreSQL (one grouped scan of `entries`); no entry row leaves the database.
    */
@@ -908,8 +908,8 @@ export class PostgresBackend implements PersistenceBackend, UserLoading, SharedW
   }
 
   /**
-   * The first (and only) read of the backend, by `load()` or `openCatalog()`: connects, takes over as
-   * the writer unless read-only, then `read`s. A read-only open of a schema nobody created is an empty
+   * The first (and only) read of the backend, by `load()` or `openCatalog()`: connects, bumps the
+   * writer epoch unless read-only (fencing off writers of an older moomem), then `read`s. A read-only open of a schema nobody created is an empty
    * store (`empty` gives the rest), and creates nothing.
    */
   async #open<T extends object>(what: string, read: () => Promise<T>, empty: () => T): Promise<T & Omit<LoadedState, "entries">> {
