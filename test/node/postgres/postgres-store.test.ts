@@ -2,7 +2,7 @@
 
 import { describe, it, expect, beforeAll } from "vitest";
 import fc from "fast-check";
-import { MemoryStore, FixedClock, RawExtractor } from "../../../src/index.ts";
+import { MemoryStore, FixedClock, RawExtractor, type ConflictJudge } from "../../../src/index.ts";
 import { PostgresBackend, type PostgresBackendOptions } from "../../../src/persistence/postgres/postgres-backend.ts";
 import { RuleExtractor, rejectsWith } from "../../helpers/scripted.ts";
 import { PASSWORD_ROLE, clusterPerFile } from "./cluster.ts";
@@ -227,6 +227,53 @@ describe("MemoryStore on PostgreSQL", () => {
     const reread = await MemoryStore.open("pg", { backend: backend(schema) });
     expect((await reread.list("u")).map((e) => e.content).sort()).toEqual(["I like tea", "I play the cello", "I speak Greek"]);
     await reread.close();
+  });
+
+  it("a write that lost the race is judged again on what the other writer stored, with no transaction open during the judge calls", async () => {
+    const schema = freshSchema();
+    const a = await MemoryStore.open("pg", { backend: backend(schema) });
+    await a.add("u", "I live in Paris");
+    const seen: string[][] = [];
+    let duringFirstJudge: (() => Promise<void>) | null = null;
+    const judge: ConflictJudge = {
+      name: "scripted",
+      async judge(_fact, candidates) {
+        seen.push(candidates.map((c) => c.content));
+        const race = duringFirstJudge;
+        duringFirstJudge = null;
+        if (race !== null) await race();
+        return candidates.map((c) => ({ id: c.id, decision: "replace" as const }));
+      },
+    };
+    const b = await MemoryStore.open("pg", { backend: backend(schema), judge });
+    expect(await b.list("u")).toHaveLength(1);
+    duringFirstJudge = async () => {
+      // While b judges (its plan made on Paris), a stores Rome: a waits for no lock b holds, and no transaction is open.
+      expect((await a.add("u", "I live in Rome")).superseded).toBe(1);
+      const open = await db.pool.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'`);
+      expect(open.rows[0].n).toBe(0);
+    };
+    const summary = await b.add("u", "I live in Lisbon");
+    // Refused at its transaction (the user's version moved), caught up, planned and judged again: against Rome this time.
+    expect(seen).toEqual([["I live in Paris"], ["I live in Rome"]]);
+    expect(summary).toMatchObject({ inserted: 1, superseded: 1 });
+    const listed = await b.list("u");
+    const byContent = new Map(listed.map((e) => [e.content, e]));
+    expect(listed.map((e) => [e.content, e.status])).toEqual(
+      [
+        ["I live in Paris", "superseded"],
+        ["I live in Rome", "superseded"],
+        ["I live in Lisbon", "active"],
+      ].sort((x, y) => byContent.get(x[0]!)!.seq - byContent.get(y[0]!)!.seq),
+    );
+    expect(byContent.get("I live in Rome")!.supersededBy).toBe(byContent.get("I live in Lisbon")!.id);
+    expect((await a.history("u", byContent.get("I live in Lisbon")!.id)).map((e) => e.content)).toEqual([
+      "I live in Paris",
+      "I live in Rome",
+      "I live in Lisbon",
+    ]);
+    await a.close();
+    await b.close();
   });
 
   it("catch-up before a call: another process's purge, supersede and adds reach a store holding the user, also once the log was trimmed past it", async () => {
