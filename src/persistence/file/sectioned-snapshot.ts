@@ -22,6 +22,8 @@ export interface SectionRecord {
   count: number;
   /** CRC-32 of the section's bytes. */
   crc: number;
+  /** Line number of the section's first line in the file (not stored: the counts of the sections before it say it). */
+  line: number;
   /** Smallest and largest seq in the section. */
   lo: number;
   hi: number;
@@ -129,7 +131,17 @@ export async function* encodeSectionedSnapshot(
       yield line;
     }
     count += entries.length;
-    sections.push({ userId, offset, length: position - offset, count: entries.length, crc: sectionCrc, lo: entries[0]!.seq, hi: lastSeq, summary });
+    sections.push({
+      userId,
+      offset,
+      length: position - offset,
+      count: entries.length,
+      crc: sectionCrc,
+      line: 2 + count - entries.length,
+      lo: entries[0]!.seq,
+      hi: lastSeq,
+      summary,
+    });
   }
   if (options.count !== undefined && options.count !== count) {
     throw new Error(`the snapshot source promised ${options.count} entries but gave ${count > options.count ? "more" : count}`);
@@ -177,7 +189,7 @@ export function parseSectionRecord(text: string, where: string): SectionRecord {
   if (n("lo") > n("hi") || n("hi") > summary.maxSeq || n("crc") > 0xffffffff) {
     throw new FormatError(0, `the table record ${where} (user ${userId}) has inconsistent seqs or CRC`);
   }
-  return { userId, offset: n("at"), length: n("bytes"), count: summary.total, crc: n("crc"), lo: n("lo"), hi: n("hi"), summary };
+  return { userId, offset: n("at"), length: n("bytes"), count: summary.total, crc: n("crc"), line: 0, lo: n("lo"), hi: n("hi"), summary };
 }
 
 function parseHeader(bytes: Uint8Array): { gen: number; clock: number | null; embedder: EmbedderIdentity } {
@@ -201,8 +213,17 @@ function parseHeader(bytes: Uint8Array): { gen: number; clock: number | null; em
   return { gen, clock, embedder: { id: e["id"], dim: e["dim"] } };
 }
 
-/** The version a slot's first line names (null when it names none), reading only that line. */
+/** Bytes `start..start+length` of a file in one read where the seam can (`readRanges`), else through `readChunks`. */
+async function readExact(fs: FileSystem, path: string, start: number, length: number): Promise<Uint8Array> {
+  if (typeof fs.readRanges === "function") return (await fs.readRanges(path, [{ start, length }]))[0]!;
+  return readRange(fs, path, start, length);
+}
+
+/** The version a slot's first line names (null when it names none), reading only that line (one small read when the header fits in 4 KiB). */
 export async function slotVersion(fs: FileSystem, path: string): Promise<{ version: number | null; header: Uint8Array | null }> {
+  const first = await readExact(fs, path, 0, 4096);
+  const end = first.indexOf(NEWLINE);
+  if (end >= 0) return headerVersion(first.slice(0, end));
   const chunks: Uint8Array[] = [];
   let length = 0;
   for await (const chunk of fs.readChunks(path)) {
@@ -216,14 +237,18 @@ export async function slotVersion(fs: FileSystem, path: string): Promise<{ versi
         header.set(c, at);
         at += c.length;
       }
-      const m = /^\{"v":(\d{1,3}),/.exec(decodeUtf8(header.subarray(0, 12)) ?? "");
-      return { version: m === null ? null : Number(m[1]), header };
+      return headerVersion(header);
     }
     chunks.push(chunk);
     length += chunk.length;
     if (length > 1 << 20) break;
   }
   return { version: null, header: null };
+}
+
+function headerVersion(header: Uint8Array): { version: number | null; header: Uint8Array } {
+  const m = /^\{"v":(\d{1,3}),/.exec(decodeUtf8(header.subarray(0, 12)) ?? "");
+  return { version: m === null ? null : Number(m[1]), header };
 }
 
 /**
@@ -238,7 +263,7 @@ export async function readSectionTable(fs: FileSystem, path: string, header: Uin
   const size = (await fs.size(path)) ?? 0;
   const tailLength = Math.min(size - headerBytes, MAX_TRAILER_BYTES);
   if (tailLength < 2) throw new FormatError(0, "the trailer is missing (the slot was not completely written)");
-  const tail = await readRange(fs, path, size - tailLength, tailLength);
+  const tail = await readExact(fs, path, size - tailLength, tailLength);
   if (tail.length !== tailLength || tail[tail.length - 1] !== NEWLINE) throw new FormatError(0, "the trailer is missing (the slot was not completely written)");
   const lineStart = tail.lastIndexOf(NEWLINE, tail.length - 2) + 1;
   if (lineStart === 0 && tailLength === MAX_TRAILER_BYTES) throw new FormatError(0, "the last line is not a trailer (the slot was not completely written)");
@@ -249,7 +274,7 @@ export async function readSectionTable(fs: FileSystem, path: string, header: Uin
   if (table < headerBytes || table + tableBytes !== trailerStart) {
     throw new FormatError(0, `the trailer puts the table at bytes ${table}..${table + tableBytes}, which is not between the header and the trailer`);
   }
-  const tableData = await readRange(fs, path, table, tableBytes);
+  const tableData = await readExact(fs, path, table, tableBytes);
   if (tableData.length !== tableBytes) throw new FormatError(0, "the file ends inside the table");
   let crc = crc32Update(0, header);
   crc = crc32Update(crc, new Uint8Array([NEWLINE]));
@@ -275,6 +300,7 @@ export async function readSectionTable(fs: FileSystem, path: string, header: Uin
       );
     }
     expected = record.offset + record.length;
+    record.line = 2 + total;
     total += record.count;
     sections.push(record);
     from = nl + 1;
@@ -291,48 +317,46 @@ export async function readSectionTable(fs: FileSystem, path: string, header: Uin
  * user in increasing seq order from `lo` to `hi`. Throws {@link FormatError} (byte offsets in the message).
  */
 export async function readSection(fs: FileSystem, path: string, record: SectionRecord): Promise<EntryRecord[]> {
-  const bytes = await readRange(fs, path, record.offset, record.length);
+  const bytes = await readExact(fs, path, record.offset, record.length);
   return decodeSection(bytes, record);
 }
 
 /** {@link readSection} for bytes already read. */
 export function decodeSection(bytes: Uint8Array, record: SectionRecord): EntryRecord[] {
-  const who = `user ${record.userId}'s section (bytes ${record.offset}..${record.offset + record.length})`;
-  if (bytes.length !== record.length) throw new FormatError(0, `the file ends inside ${who}`);
+  const who = `user ${record.userId}'s section (lines ${record.line}..${record.line + record.count - 1}, bytes ${record.offset}..${record.offset + record.length})`;
+  if (bytes.length !== record.length) throw new FormatError(record.line, `the file ends inside ${who}`);
   const entries: EntryRecord[] = [];
   let from = 0;
   let lastSeq = -Infinity;
   while (from < bytes.length) {
     const nl = bytes.indexOf(NEWLINE, from);
-    if (nl < 0) throw new FormatError(0, `${who} ends without a newline`);
+    const line = record.line + entries.length;
+    if (nl < 0) throw new FormatError(line, `${who} ends without a newline`);
     const text = decodeUtf8(bytes.subarray(from, nl));
     let entry: EntryRecord;
     try {
       if (text === null) throw new Error("not valid UTF-8");
       entry = entryFromJson(JSON.parse(text));
     } catch (error) {
-      throw new FormatError(0, `the line at byte ${record.offset + from} of ${who}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new FormatError(line, `${error instanceof Error ? error.message : String(error)} (in ${who})`);
     }
     if (entry.userId !== record.userId) {
-      throw new FormatError(
-        0,
-        `the line at byte ${record.offset + from} of ${who} holds an entry of user ${entry.userId}: not the entry the index says (user ${record.userId}, seq ${entry.seq})`,
-      );
+      throw new FormatError(line, `it holds an entry of user ${entry.userId}: not the entry the index says (user ${record.userId}) in ${who}`);
     }
-    if (!(entry.seq > lastSeq)) throw new FormatError(0, `the line at byte ${record.offset + from} of ${who} has seq ${entry.seq}, not after ${lastSeq}`);
+    if (!(entry.seq > lastSeq)) throw new FormatError(line, `seq ${entry.seq} is not after seq ${lastSeq} in ${who}`);
     lastSeq = entry.seq;
     entries.push(entry);
     from = nl + 1;
   }
   if (entries.length !== record.count || entries[0]?.seq !== record.lo || lastSeq !== record.hi) {
     throw new FormatError(
-      0,
+      record.line,
       `${who} holds ${entries.length} entries (seqs ${entries[0]?.seq}..${lastSeq}), not the ${record.count} (seqs ${record.lo}..${record.hi}) the table says`,
     );
   }
   // Checked last (nothing is returned before): a line that reads but names another user is reported as that, more useful than a CRC.
   const crc = crc32Update(0, bytes);
-  if (crc !== record.crc) throw new FormatError(0, `${who} does not match its CRC (table ${record.crc}, computed ${crc})`);
+  if (crc !== record.crc) throw new FormatError(record.line, `${who} does not match its CRC (table ${record.crc}, computed ${crc})`);
   return entries;
 }
 

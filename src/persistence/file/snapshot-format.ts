@@ -207,7 +207,17 @@ export class SnapshotScanner {
       if (section === null || section.userId !== entry.userId) {
         if (v5.seen.has(entry.userId)) throw new FormatError(line.number, `user ${entry.userId}'s entries are not in one section`);
         v5.seen.add(entry.userId);
-        section = { userId: entry.userId, offset: line.start, length: 0, count: 0, crc: 0, lo: entry.seq, hi: -1, summary: emptyCatalogUser(entry.userId) };
+        section = {
+          userId: entry.userId,
+          offset: line.start,
+          line: line.number,
+          length: 0,
+          count: 0,
+          crc: 0,
+          lo: entry.seq,
+          hi: -1,
+          summary: emptyCatalogUser(entry.userId),
+        };
         v5.sections.push(section);
         v5.current = section;
       } else if (!(entry.seq > section.hi)) {
