@@ -180,6 +180,19 @@ describe("snapshot v5 layout and open", () => {
     // A full read (read-only open) reads every section, and refuses.
     expect(await outcome(() => new FileBackend(dir, { readOnly: true }).load())).toMatchObject({ code: "STORE_CORRUPTED" });
   });
+  it("loads sections holding multi-byte text (each line's end found in the decoded text) exactly", async () => {
+    const dir = freshDir();
+    const backend = new FileBackend(dir);
+    await backend.openCatalog();
+    const written = [1, 2, 3, 4, 5, 6].map((seq) => entry(`m${seq}`, seq, { userId: seq % 2 === 0 ? "ann" : "bob", content: `我对花生过敏 ${seq} Grüße 🎻` }));
+    await backend.append([{ entries: written }]);
+    await backend.compactStored(EMBEDDER);
+    await backend.close();
+    const next = new FileBackend(dir);
+    await next.openCatalog();
+    for (const userId of ["ann", "bob"]) expect((await next.loadUser(userId)).map(plain)).toEqual(written.filter((e) => e.userId === userId).map(plain));
+    await next.close();
+  });
 });
 
 describe("snapshot v5 damage", () => {
