@@ -290,8 +290,10 @@ export class FileBackend implements PersistenceBackend, UserLoading {
       const recovered = await this.#loadWritable(sink);
       try {
         const place = { fs: this.#fs, dir: this.#dir, slot: recovered.slot === null ? null : slotName(recovered.slot) };
-        if (index instanceof SectionIndex) await settleSections(place, index);
-        else await checkReplacedLines(place, index);
+        if (index instanceof SectionIndex) {
+          await settleSections(place, index);
+          index.releaseSeqs();
+        } else await checkReplacedLines(place, index);
       } catch (error) {
         if (this.#lock !== null) await releaseQuietly(this.#lock);
         this.#lock = null;
@@ -863,7 +865,10 @@ export class FileBackend implements PersistenceBackend, UserLoading {
     const headerSize = encodeUtf8(encodeJournalHeader(nextGen)).length;
     this.#gen = nextGen;
     this.#slot = target;
-    if (this.#index !== null) this.#index = new SectionIndex(table);
+    if (this.#index !== null) {
+      this.#index = new SectionIndex(table);
+      this.#index.releaseSeqs();
+    }
     this.#records = 0;
     this.#synced = 0;
     this.#journalVersion = JOURNAL_FORMAT_VERSION;

@@ -4,7 +4,7 @@ import type { EntryRecord } from "../../types.ts";
 import type { CatalogUser } from "../backend.ts";
 import { MoomemError } from "../../errors.ts";
 import { countEntry, emptyCatalogUser } from "../user-catalog.ts";
-import type { SectionRecord, SectionTable } from "./sectioned-snapshot.ts";
+import { seqsOf, type SectionRecord, type SectionTable } from "./sectioned-snapshot.ts";
 
 /**
  * The v5 counterpart of user-index.ts: one table record per user instead of one item per entry, and the
@@ -13,7 +13,7 @@ import type { SectionRecord, SectionTable } from "./sectioned-snapshot.ts";
  * A journal entry replaces the snapshot line of the same user holding the same id; a journal entry
  * whose seq a snapshot line of another entry holds (of another user, or another id) is damage. Those
  * checks need the snapshot lines, which the open does not read in general: it reads the sections of
- * the users the journal writes to and of the users whose seq range (`lo..hi`) holds a journal seq
+ * the users the journal writes to and of the users whose seq list (in the table) holds a journal seq
  * ({@link toSettle}), so a collision is found at open as with v4; every later read of a section checks
  * its lines against the journal again ({@link merge}).
  */
@@ -42,15 +42,25 @@ export class SectionIndex {
     versions.set(entry.id, entry);
   }
 
-  /** At open: the sections to read and check against the journal (see the class comment). */
+  /**
+   * At open: the sections to read and check against the journal (see the class comment): those of the
+   * users the journal writes to, and those whose seq list (the table's) holds a journal seq. Throws
+   * {@link FormatError} for a seq list that does not match its record.
+   */
   toSettle(): SectionRecord[] {
     if (this.#journalSeqs.size === 0) return [];
     const seqs = [...this.#journalSeqs.keys()].sort((a, b) => a - b);
     const out: SectionRecord[] = [];
     for (const section of this.#sections.values()) {
-      if (this.#journal.has(section.userId) || holdsOneOf(seqs, section.lo, section.hi)) out.push(section);
+      if (this.#journal.has(section.userId)) out.push(section);
+      else if (holdsOneOf(seqs, section.lo, section.hi) && seqsOf(section).some((seq) => this.#journalSeqs.has(seq))) out.push(section);
     }
     return out;
+  }
+
+  /** Frees the seq lists (only the open's checks use them): about 4 bytes per entry. */
+  releaseSeqs(): void {
+    for (const section of this.#sections.values()) section.seqs = "";
   }
 
   /** At open: a section read for {@link toSettle}; checks it and counts the user's latest entries. */

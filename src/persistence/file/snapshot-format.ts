@@ -216,6 +216,7 @@ export class SnapshotScanner {
           crc: 0,
           lo: entry.seq,
           hi: -1,
+          seqs: "",
           summary: emptyCatalogUser(entry.userId),
         };
         v5.sections.push(section);
@@ -223,6 +224,7 @@ export class SnapshotScanner {
       } else if (!(entry.seq > section.hi)) {
         throw new FormatError(line.number, `seq ${entry.seq} is not after seq ${section.hi} in user ${entry.userId}'s section`);
       }
+      section.seqs += section.count === 0 ? entry.seq.toString(36) : `.${(entry.seq - section.hi).toString(36)}`;
       section.hi = entry.seq;
       section.count++;
       section.length += line.end - line.start;
@@ -352,6 +354,7 @@ function sameSection(a: SectionRecord, b: SectionRecord): boolean {
     a.crc === b.crc &&
     a.lo === b.lo &&
     a.hi === b.hi &&
+    a.seqs === b.seqs &&
     s.active === t.active &&
     s.superseded === t.superseded &&
     s.deleted === t.deleted &&

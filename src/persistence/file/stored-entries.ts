@@ -143,7 +143,7 @@ export async function readUserEntriesV5(place: SnapshotPlace, index: SectionInde
 /** v5, at open: reads the sections the journal may touch, so the catalog counts what is in force and a collision is found now. */
 export async function settleSections(place: SnapshotPlace, index: SectionIndex): Promise<void> {
   if (place.slot === null) return;
-  for (const section of index.toSettle()) {
+  for (const section of await guardSection(place, () => Promise.resolve(index.toSettle()))) {
     index.settle(section, await guardSection(place, () => readSection(place.fs, `${place.dir}/${place.slot}`, section)));
   }
 }
