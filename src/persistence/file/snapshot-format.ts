@@ -15,7 +15,7 @@ import { SECTIONED_SNAPSHOT_VERSION, isSectionRecordLine, parseSectionRecord, pa
  * order, the store's bookkeeping in `lifecycle`), v3 (mostly-zero vectors by their non-zero components),
  * v2 and the seed's v1 are still read, and rewritten as v5 by the next compaction.
  */
-export const SNAPSHOT_FORMAT_VERSION = SECTIONED_SNAPSHOT_VERSION;
+export const SNAPSHOT_FORMAT_VERSION: number = SECTIONED_SNAPSHOT_VERSION;
 
 /** The last version with one line per entry in seq order, which {@link encodeSnapshot} writes (tests make v4 stores with it). */
 export const ENTRY_LINES_SNAPSHOT_VERSION = 4;
