@@ -7,6 +7,7 @@ import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import type { Batch } from "../../src/persistence/backend.ts";
 import { FileBackend } from "../../src/persistence/file/file-backend.ts";
 import { encodeJournalRecord } from "../../src/persistence/file/journal-format.ts";
+import { encodeSnapshot } from "../../src/persistence/file/snapshot-format.ts";
 import { MoomemError } from "../../src/errors.ts";
 import { MemoryStore } from "../../src/store/memory-store.ts";
 import { EMBEDDER, copyDir, dataFilesOf, entry, filesOf, lastLineStart, makeTempDir, plain, removeDir, stateAfter } from "./helpers/store-files.ts";
@@ -152,6 +153,12 @@ describe("FileBackend refuses damage and changes no file", () => {
     base = freshDir();
     // slot0 (gen 1) holds e1..e3; journal.1 holds e4..e6.
     await build(base, [batches(1, 3), "compact", batches(4, 6)]);
+    // These cases check the rules of v4 (still read): slot0 is rewritten as a v4 moomem wrote it. v5's own
+    // damage cases are in file-sectioned-snapshot.test.ts.
+    const slot = join(base, "moomem", "slot0.jsonl");
+    const clock = (JSON.parse(readFileSync(slot, "utf8").split("\n")[0]!) as { clock: number | null }).clock;
+    const state = stateAfter(batches(1, 3));
+    writeFileSync(slot, Buffer.concat([...encodeSnapshot({ gen: 1, clock }, { embedder: EMBEDDER, count: state.length, entries: state })]));
   });
 
   function damaged(change: (moomem: string) => void): string {
@@ -334,7 +341,7 @@ describe("FileBackend leftovers of a crash", () => {
     mkdirSync(join(dir, "moomem"), { recursive: true });
     const { backend, state } = await open(dir, { readOnly: true });
     expect(state.entries).toEqual([]);
-    expect(state.formatVersion).toBe(4);
+    expect(state.formatVersion).toBe(5);
     await expect(backend.append([{ entries: [entry("x", 1)] }])).rejects.toMatchObject({ code: "READ_ONLY" });
     await expect(backend.compact({ embedder: EMBEDDER, count: 0, entries: [] })).rejects.toMatchObject({ code: "READ_ONLY" });
     expect(backend.wantsCompaction()).toBe(false);
@@ -371,18 +378,18 @@ describe("FileBackend on v2 stores (dense vectors only)", () => {
     const all = [...old, mostlyZero(3)];
     const current = stateAfter(all);
     await backend.compact({ embedder: EMBEDDER, count: current.length, entries: current });
-    expect(backend.stats().formatVersion).toBe(4);
+    expect(backend.stats().formatVersion).toBe(5);
     await backend.append([mostlyZero(4)]);
     await backend.close();
     const slot = readFileSync(join(m, "slot0.jsonl"), "utf8");
-    expect(slot).toMatch(/^\{"v":4,"gen":1,/);
+    expect(slot).toMatch(/^\{"v":5,"gen":1,/);
     expect(slot).toContain('"embedding":{"dim":4,"sparse":"');
     const next = readFileSync(join(m, "journal.1.jsonl"), "utf8");
     expect(next.startsWith('{"journal":4,"gen":1}\n')).toBe(true);
     expect(next).toContain('"sparse"');
 
     const reopened = await open(dir, { readOnly: true });
-    expect(reopened.state.formatVersion).toBe(4);
+    expect(reopened.state.formatVersion).toBe(5);
     expect(reopened.state.entries.map(plain)).toEqual(stateAfter([...all, mostlyZero(4)]).map(plain));
     await reopened.backend.close();
   });
@@ -428,12 +435,12 @@ describe("FileBackend on the seed's v1 snapshots", () => {
     const entries = second.state.entries;
     await second.backend.compact({ embedder: seedEmbedder, count: entries.length, entries });
     await second.backend.close();
-    // The seed's snapshot is gone with the old journal: only the new v4 snapshot remains.
+    // The seed's snapshot is gone with the old journal: only the new v5 snapshot remains.
     expect(dataFilesOf(dir)).toEqual(["moomem/head", "moomem/journal.5.jsonl", "moomem/slot1.jsonl"]);
-    expect(readFileSync(join(dir, "moomem", "slot1.jsonl"), "utf8")).toMatch(/^\{"v":4,"gen":5,/);
+    expect(readFileSync(join(dir, "moomem", "slot1.jsonl"), "utf8")).toMatch(/^\{"v":5,"gen":5,/);
 
     const third = await open(dir);
-    expect(third.state.formatVersion).toBe(4);
+    expect(third.state.formatVersion).toBe(5);
     expect(third.state.embedder).toEqual(seedEmbedder);
     expect(third.state.entries.map(plain)).toEqual(entries.map(plain));
     await third.backend.close();
@@ -475,7 +482,7 @@ describe("FileBackend on the seed's v1 snapshots", () => {
     const dir = seedCopy();
     const store = await MemoryStore.open(dir, { backend: new FileBackend(dir) });
     const stats = await store.stats();
-    expect(stats.formatVersion).toBe(4);
+    expect(stats.formatVersion).toBe(5);
     expect(stats.total).toBe(2);
     const listed = await store.list("user-42");
     expect(listed.map((e) => e.content)).toEqual(["我对花生过敏"]);
@@ -483,7 +490,7 @@ describe("FileBackend on the seed's v1 snapshots", () => {
     // Compacted at open (to the current format) and again at close: no v1 snapshot is left.
     const slots = Object.keys(filesOf(dir)).filter((f) => f.includes("slot"));
     expect(slots).toHaveLength(1);
-    expect(readFileSync(join(dir, slots[0]!), "utf8")).toMatch(/^\{"v":4,"gen":6,/);
+    expect(readFileSync(join(dir, slots[0]!), "utf8")).toMatch(/^\{"v":5,"gen":6,/);
   });
 });
 

@@ -21,9 +21,20 @@ import { HEAD, LOCK, STORE_FOLDER, TEMP_SUFFIX, journalName, slotName } from "./
 import { recoverStore, type RecoveredStore, type RecoverySink } from "./file-recovery.ts";
 import { catchUp, followPoint, headIdentity, type FollowPoint } from "./file-follower.ts";
 import { encodeJournalHeader, encodeJournalRecord, JOURNAL_FORMAT_VERSION } from "./journal-format.ts";
-import { encodeSnapshot, encodeSnapshotStream, SNAPSHOT_FORMAT_VERSION } from "./snapshot-format.ts";
+import { ENTRY_LINES_SNAPSHOT_VERSION, SNAPSHOT_FORMAT_VERSION } from "./snapshot-format.ts";
+import { encodeSectionedSnapshot, type SectionTable } from "./sectioned-snapshot.ts";
 import { UserIndex } from "./user-index.ts";
-import { checkReplacedLines, readUserEntries, storedEntries, type SnapshotPlace } from "./stored-entries.ts";
+import { SectionIndex } from "./section-index.ts";
+import {
+  checkReplacedLines,
+  entriesByUser,
+  readUserEntries,
+  readUserEntriesV5,
+  settleSections,
+  storedEntries,
+  storedEntriesV5,
+  type SnapshotPlace,
+} from "./stored-entries.ts";
 import { concat, encodeUtf8 } from "../line-reader.ts";
 
 /** Options of {@link FileBackend}. */
@@ -186,8 +197,8 @@ export class FileBackend implements PersistenceBackend, UserLoading {
   #tornTails: TornTail[] = [];
   /** A read-only open's place in the writer's files (see refresh). */
   #follow: FollowPoint | null = null;
-  /** Opened with `openCatalog()`: where each user's entries are (the entries themselves stay on disk). */
-  #index: UserIndex | null = null;
+  /** Opened with `openCatalog()`: where each user's entries are (the entries themselves stay on disk): per entry for v4 and older, per user for v5. */
+  #index: UserIndex | SectionIndex | null = null;
 
   constructor(dir: string, options: FileBackendOptions = {}) {
     if (typeof dir !== "string" || dir.trim().length === 0 || dir.includes("\0")) {
@@ -269,14 +280,20 @@ export class FileBackend implements PersistenceBackend, UserLoading {
     }
     this.#state = "loading";
     try {
-      const index = new UserIndex();
+      let index: UserIndex | SectionIndex = new UserIndex();
       const sink: RecoverySink = {
-        snapshotEntry: (entry, line) => index.addSnapshot(entry, line.start, line.bytes.length),
-        journalEntry: (entry) => index.addJournal(entry, false),
+        snapshotEntry: (entry, line) => (index as UserIndex).addSnapshot(entry, line.start, line.bytes.length),
+        journalEntry: (entry) => (index instanceof SectionIndex ? index.addJournal(entry) : index.addJournal(entry, false)),
+        // A v5 slot: only its table is read (sectioned-snapshot.ts).
+        snapshotTable: (table) => (index = new SectionIndex(table)),
       };
       const recovered = await this.#loadWritable(sink);
       try {
-        await checkReplacedLines({ fs: this.#fs, dir: this.#dir, slot: recovered.slot === null ? null : slotName(recovered.slot) }, index);
+        const place = { fs: this.#fs, dir: this.#dir, slot: recovered.slot === null ? null : slotName(recovered.slot) };
+        if (index instanceof SectionIndex) {
+          await settleSections(place, index);
+          index.releaseSeqs();
+        } else await checkReplacedLines(place, index);
       } catch (error) {
         if (this.#lock !== null) await releaseQuietly(this.#lock);
         this.#lock = null;
@@ -299,7 +316,7 @@ export class FileBackend implements PersistenceBackend, UserLoading {
     return { fs: this.#fs, dir: this.#dir, slot: this.#slot === null ? null : slotName(this.#slot) };
   }
 
-  #assertIndexed(what: string): UserIndex {
+  #assertIndexed(what: string): UserIndex | SectionIndex {
     if (this.#state === "closed" || this.#closing) throw new MoomemError("STORE_CLOSED", `cannot ${what}: the file backend for ${this.location} is closed`);
     if (this.#state !== "open" || this.#index === null) {
       throw new MoomemError("INVALID_ARGUMENT", `cannot ${what}: the file backend for ${this.location} was not opened with openCatalog()`);
@@ -319,7 +336,7 @@ export class FileBackend implements PersistenceBackend, UserLoading {
     return this.#exclusive(async () => {
       const index = this.#assertIndexed("load a user");
       try {
-        return await readUserEntries(this.#place(), index, userId);
+        return index instanceof SectionIndex ? await readUserEntriesV5(this.#place(), index, userId) : await readUserEntries(this.#place(), index, userId);
       } catch (error) {
         if (error instanceof MoomemError) throw error;
         throw new MoomemError("IO_FAILURE", `could not read user ${userId}'s entries in ${this.#dir} (${reason(error)}); ${ioAdvice(error)}, then retry`, {
@@ -333,7 +350,7 @@ export class FileBackend implements PersistenceBackend, UserLoading {
   async *scan(): AsyncGenerator<EntryRecord, void, undefined> {
     const index = this.#assertIndexed("read every entry");
     try {
-      yield* storedEntries(this.#place(), index);
+      yield* index instanceof SectionIndex ? storedEntriesV5(this.#place(), index) : storedEntries(this.#place(), index);
     } catch (error) {
       if (error instanceof MoomemError) throw error;
       throw new MoomemError("IO_FAILURE", `could not read the entries in ${this.#dir} (${reason(error)}); ${ioAdvice(error)}, then retry`, { cause: error });
@@ -342,7 +359,7 @@ export class FileBackend implements PersistenceBackend, UserLoading {
 
   /** Compaction from the store's own files: the snapshot in force merged with the journal, streamed into the new slot. */
   compactStored(embedder: EmbedderIdentity): Promise<void> {
-    let index: UserIndex;
+    let index: UserIndex | SectionIndex;
     try {
       this.#assertUsable("compact");
       index = this.#assertIndexed("compact");
@@ -352,11 +369,8 @@ export class FileBackend implements PersistenceBackend, UserLoading {
     }
     return this.#exclusive(async () => {
       const place = this.#place();
-      await this.#compactNow((gen, next) =>
-        encodeSnapshotStream({ gen, clock: this.#lastWriteAt }, index.count, embedder, storedEntries(place, index), (e, start, length) =>
-          next?.addSnapshot(e, start, length),
-        ),
-      );
+      // User by user: each user's section read once (v5) or its lines (v4 and older), merged with the journal.
+      await this.#compactNow((gen, onTable) => encodeSectionedSnapshot({ gen, clock: this.#lastWriteAt }, embedder, entriesByUser(place, index), { onTable }));
       this.#embedder = { id: embedder.id, dim: embedder.dim };
     });
   }
@@ -378,7 +392,8 @@ export class FileBackend implements PersistenceBackend, UserLoading {
       truncatedRecovered: recovered.truncatedRecovered,
       tornTails: recovered.tornTails,
       formatVersion: recovered.formatVersion,
-      outdated: recovered.formatVersion < SNAPSHOT_FORMAT_VERSION,
+      // A v4 snapshot is current enough (its journal is the current one): it becomes v5 at the next compaction.
+      outdated: recovered.formatVersion < ENTRY_LINES_SNAPSHOT_VERSION,
       lastWriteAt: recovered.lastWriteAt,
     };
   }
@@ -691,7 +706,9 @@ export class FileBackend implements PersistenceBackend, UserLoading {
     this.#journalSize = start + bytes.length;
     this.#sizes.set(name, this.#journalSize);
     this.#lastWriteAt = Number.isFinite(time) ? Math.max(0, Math.round(time)) : 0;
-    if (this.#index !== null) for (const batch of batches) for (const entry of batch.entries) this.#index.addJournal(entry, true);
+    const index = this.#index;
+    if (index instanceof SectionIndex) for (const batch of batches) for (const entry of batch.entries) index.addJournal(entry);
+    else if (index !== null) for (const batch of batches) for (const entry of batch.entries) index.addJournal(entry, true);
     if (this.#sync === "interval") this.#scheduleSync();
   }
 
@@ -775,25 +792,22 @@ export class FileBackend implements PersistenceBackend, UserLoading {
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
-    // Opened with openCatalog(): the new snapshot's user index is built as it is written.
-    if (this.#index !== null) {
-      return this.#exclusive(async () => {
-        await this.#compactNow((gen, next) =>
-          encodeSnapshotStream({ gen, clock: this.#lastWriteAt }, source.count, source.embedder, source.entries, (e, start, length) =>
-            next?.addSnapshot(e, start, length),
-          ),
-        );
-        this.#embedder = { id: source.embedder.id, dim: source.embedder.dim };
-      });
-    }
-    return this.#exclusive(() => this.#compactNow((gen) => encodeSnapshot({ gen, clock: this.#lastWriteAt }, source)));
+    return this.#exclusive(async () => {
+      await this.#compactNow((gen, onTable) =>
+        encodeSectionedSnapshot({ gen, clock: this.#lastWriteAt }, source.embedder, groupByUser(source.entries, source.count), {
+          count: source.count,
+          onTable,
+        }),
+      );
+      if (this.#index !== null) this.#embedder = { id: source.embedder.id, dim: source.embedder.dim };
+    });
   }
 
   /**
-   * `lines`: the new snapshot's lines for generation `gen`; with a user index, `next` is the new
-   * snapshot's index, to fill as the lines are written (it replaces the current one at the commit).
+   * `lines`: the new snapshot's lines for generation `gen`, which hand `onTable` the new snapshot's
+   * table once written (with a user index, the new index is made of it at the commit).
    */
-  async #compactNow(lines: (gen: number, next: UserIndex | null) => Iterable<Uint8Array> | AsyncIterable<Uint8Array>): Promise<void> {
+  async #compactNow(lines: (gen: number, onTable: (table: SectionTable) => void) => Iterable<Uint8Array> | AsyncIterable<Uint8Array>): Promise<void> {
     if (this.#poison !== null) throw this.#poison;
     await this.#acceptNow();
     await this.#holdLock();
@@ -808,9 +822,13 @@ export class FileBackend implements PersistenceBackend, UserLoading {
 
     // Until head is renamed nothing is committed: a failure leaves the current snapshot + journal in force.
     let slotSize: number;
-    const nextIndex = this.#index === null ? null : new UserIndex();
+    let table: SectionTable | null = null;
     try {
-      slotSize = await this.#writeSnapshot(`${dir}/${slotFile}${TEMP_SUFFIX}`, lines(nextGen, nextIndex));
+      slotSize = await this.#writeSnapshot(
+        `${dir}/${slotFile}${TEMP_SUFFIX}`,
+        lines(nextGen, (t) => (table = t)),
+      );
+      if (table === null) throw new Error("internal: the snapshot was written without its table");
       // Each rename below changes a name a successor would use: none is made without the lock.
       await this.#holdLock(true);
       await fs.rename(`${dir}/${slotFile}${TEMP_SUFFIX}`, `${dir}/${slotFile}`);
@@ -847,7 +865,10 @@ export class FileBackend implements PersistenceBackend, UserLoading {
     const headerSize = encodeUtf8(encodeJournalHeader(nextGen)).length;
     this.#gen = nextGen;
     this.#slot = target;
-    if (nextIndex !== null) this.#index = nextIndex;
+    if (this.#index !== null) {
+      this.#index = new SectionIndex(table);
+      this.#index.releaseSeqs();
+    }
     this.#records = 0;
     this.#synced = 0;
     this.#journalVersion = JOURNAL_FORMAT_VERSION;
@@ -1071,6 +1092,25 @@ export class FileBackend implements PersistenceBackend, UserLoading {
     this.#journal = null;
     if (journal !== null) await closeQuietly(journal);
   }
+}
+
+/**
+ * The entries of a compaction from memory (in seq order, `count` promised), grouped by user for v5's
+ * sections; users in user id order. Throws a plain Error when the source breaks its promises.
+ */
+function* groupByUser(entries: Iterable<EntryRecord>, count: number): Generator<readonly [string, EntryRecord[]], void, undefined> {
+  const users = new Map<string, EntryRecord[]>();
+  let lastSeq = -Infinity;
+  let seen = 0;
+  for (const entry of entries) {
+    if (!(entry.seq > lastSeq)) throw new Error(`snapshot entries must come in increasing seq order: seq ${entry.seq} came after ${lastSeq}`);
+    lastSeq = entry.seq;
+    if (++seen > count) throw new Error(`the snapshot source promised ${count} entries but gave more`);
+    let list = users.get(entry.userId);
+    if (list === undefined) users.set(entry.userId, (list = []));
+    list.push(entry);
+  }
+  yield* [...users.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
 function checkEmbedder(embedder: EmbedderIdentity): void {

@@ -6,10 +6,11 @@ import { MoomemError } from "../../errors.ts";
 import { errorCode, type FileSystem } from "./file-system.ts";
 import { FormatError } from "./format-error.ts";
 import { HEAD, isOwnTempFile, journalGen, journalName, parseHead, slotName } from "./file-layout.ts";
-import { JournalScanner, type JournalScan } from "./journal-format.ts";
+import { JOURNAL_FORMAT_VERSION, JournalScanner, type JournalScan } from "./journal-format.ts";
 import { splitLines, type RawLine } from "../line-reader.ts";
 import { SEED_SNAPSHOT_VERSION, SNAPSHOT_FORMAT_VERSION, SnapshotScanner, type SnapshotScan } from "./snapshot-format.ts";
 import { describeTornTail } from "./torn-tail.ts";
+import { readSectionTable, SECTIONED_SNAPSHOT_VERSION, slotVersion, type SectionTable } from "./sectioned-snapshot.ts";
 
 /** Everything an open needs to know, found by reading only. */
 export interface RecoveredStore {
@@ -97,6 +98,23 @@ export interface RecoverySink {
   snapshotEntry(entry: EntryRecord, line: RawLine): void;
   /** An entry of the journal, in the order recovery applies them. */
   journalEntry(entry: EntryRecord): void;
+  /**
+   * When present, a v5 slot in force is not read line by line: only its header, trailer and table are
+   * (checked as sectioned-snapshot.ts says), handed here; `snapshotEntry` then gets nothing from it.
+   */
+  snapshotTable?(table: SectionTable): void;
+}
+
+/** A slot in force read by its table only (v5, with a sink that takes tables); null for any other slot. */
+async function tableOfSlot(fs: FileSystem, dir: string, name: string, sink: RecoverySink | null): Promise<SnapshotScan | null> {
+  if (sink?.snapshotTable === undefined) return null;
+  return guardRead(dir, name, async () => {
+    const { version, header } = await slotVersion(fs, `${dir}/${name}`);
+    if (version !== SECTIONED_SNAPSHOT_VERSION || header === null) return null;
+    const table = await readSectionTable(fs, `${dir}/${name}`, header);
+    sink.snapshotTable!(table);
+    return { header: { version, gen: table.gen, clock: table.clock, count: null, embedder: table.embedder }, entries: table.count, truncated: 0 };
+  });
 }
 
 /**
@@ -136,10 +154,10 @@ export async function recoverStore(fs: FileSystem, dir: string, sink: RecoverySi
       throw corrupted(dir, HEAD, new FormatError(1, `head names ${name}, which does not exist`));
     }
     slot = headSlot;
-    snapshot = await scanSlot(fs, dir, name, put);
+    snapshot = (await tableOfSlot(fs, dir, name, sink)) ?? (await scanSlot(fs, dir, name, put));
   } else {
     slot = await pickSlot(fs, dir, present, journals, headBytes !== null);
-    if (slot !== null) snapshot = await scanSlot(fs, dir, slotName(slot), put);
+    if (slot !== null) snapshot = (await tableOfSlot(fs, dir, slotName(slot), sink)) ?? (await scanSlot(fs, dir, slotName(slot), put));
   }
 
   const gen = snapshot?.header.gen ?? 0;
@@ -192,8 +210,9 @@ export async function recoverStore(fs: FileSystem, dir: string, sink: RecoverySi
   return {
     gen,
     slot,
-    // The older of the two files in force: a store that only has a v2 journal so far is a v2 store.
-    formatVersion: Math.min(version, journal?.version ?? version),
+    // The older of the two files in force: a store that only has a v2 journal so far is a v2 store. A current
+    // journal (v4) goes with a v4 or a v5 snapshot: the snapshot's version is the store's.
+    formatVersion: journal === null || journal.version >= JOURNAL_FORMAT_VERSION ? version : Math.min(version, journal.version),
     embedder: snapshot?.header.embedder ?? null,
     entries,
     truncatedRecovered: (snapshot?.truncated ?? 0) + (journal?.torn ? 1 : 0),

@@ -1,4 +1,4 @@
-// The snapshot slot format (README, "On-disk layout and recovery"): v2–v4 header + entries + footer with a CRC, and the seed's v1 (no footer), with their recovery rules.
+// The snapshot slot format (README, "On-disk layout and recovery"): v2–v4 header + entries + footer with a CRC, the seed's v1 (no footer), and the full read of v5 (sectioned-snapshot.ts), with their recovery rules.
 
 import type { EntryRecord } from "../../types.ts";
 import type { EmbedderIdentity, SnapshotSource } from "../backend.ts";
@@ -6,13 +6,19 @@ import { entryFromJson, entryJsonText } from "../record-codec.ts";
 import { crc32Update } from "../crc32.ts";
 import { FormatError } from "./format-error.ts";
 import { decodeUtf8, encodeUtf8, type RawLine } from "../line-reader.ts";
+import { countEntry, emptyCatalogUser } from "../user-catalog.ts";
+import { SECTIONED_SNAPSHOT_VERSION, isSectionRecordLine, parseSectionRecord, parseTrailer, type SectionRecord } from "./sectioned-snapshot.ts";
 
 /**
- * The snapshot version this moomem writes: its entry lines are those of entry format 4 (the store's
- * bookkeeping in `lifecycle`; record-codec). v3 (mostly-zero vectors by their non-zero components) and v2
- * are still read, and rewritten as v4 by the next compaction.
+ * The snapshot version this moomem writes: v5, per-user sections with an offset table
+ * (sectioned-snapshot.ts), whose entry lines are those of entry format 4. v4 (one line per entry in seq
+ * order, the store's bookkeeping in `lifecycle`), v3 (mostly-zero vectors by their non-zero components),
+ * v2 and the seed's v1 are still read, and rewritten as v5 by the next compaction.
  */
-export const SNAPSHOT_FORMAT_VERSION = 4;
+export const SNAPSHOT_FORMAT_VERSION: number = SECTIONED_SNAPSHOT_VERSION;
+
+/** The last version with one line per entry in seq order, which {@link encodeSnapshot} writes (tests make v4 stores with it). */
+export const ENTRY_LINES_SNAPSHOT_VERSION = 4;
 
 /** The seed's full-rewrite snapshot version, still read (v2 brought the footer, the count and the embedder in the header). */
 export const SEED_SNAPSHOT_VERSION = 1;
@@ -26,7 +32,7 @@ export interface SnapshotHeader {
    * v1: the seed's logical clock.
    */
   clock: number | null;
-  /** Number of entry lines (v2, v3; null for v1, which does not say). */
+  /** Number of entry lines (v2 to v4; null for v1, which does not say, and v5, which says it in its trailer). */
   count: number | null;
   /** Embedding space of the vectors (v2, v3; null for v1). */
   embedder: EmbedderIdentity | null;
@@ -41,7 +47,7 @@ export interface SnapshotMeta {
 /** The header line (with newline). */
 export function encodeSnapshotHeader(meta: SnapshotMeta, count: number, embedder: EmbedderIdentity): string {
   const clock = meta.clock === null ? null : Math.round(meta.clock);
-  return `${JSON.stringify({ v: SNAPSHOT_FORMAT_VERSION, gen: meta.gen, clock, count, embedder: { id: embedder.id, dim: embedder.dim } })}\n`;
+  return `${JSON.stringify({ v: ENTRY_LINES_SNAPSHOT_VERSION, gen: meta.gen, clock, count, embedder: { id: embedder.id, dim: embedder.dim } })}\n`;
 }
 
 /** The footer line (with newline); `crc` covers every byte before it. */
@@ -82,13 +88,14 @@ export function parseSnapshotHeader(text: string): SnapshotHeader {
   }
   if (clock !== null && (typeof clock !== "number" || !Number.isFinite(clock)))
     throw new FormatError(1, `the snapshot header has a bad clock (${String(clock)})`);
-  const count = value["count"];
+  // v5 counts its entries in the trailer (a compaction from the files does not know the count before it ends).
+  const count = version === SECTIONED_SNAPSHOT_VERSION ? 0 : value["count"];
   if (!isCount(count)) throw new FormatError(1, `the snapshot header has a bad count (${String(count)})`);
   const embedder = value["embedder"];
   if (!isObject(embedder) || typeof embedder["id"] !== "string" || !isCount(embedder["dim"])) {
     throw new FormatError(1, "the snapshot header has a bad embedder identity");
   }
-  return { version, gen, clock, count, embedder: { id: embedder["id"], dim: embedder["dim"] } };
+  return { version, gen, clock, count: version === SECTIONED_SNAPSHOT_VERSION ? null : count, embedder: { id: embedder["id"], dim: embedder["dim"] } };
 }
 
 /**
@@ -146,6 +153,15 @@ export class SnapshotScanner {
   #lastSeq = -Infinity;
   #footerSeen = false;
   #pendingBad: { line: number; reason: string } | null = null;
+  /** v5: the sections seen so far (when decoding), where the table starts, and the table's CRC (from the header). */
+  readonly #v5 = {
+    sections: [] as SectionRecord[],
+    current: null as SectionRecord | null,
+    seen: new Set<string>(),
+    tableStart: null as number | null,
+    tableCrc: 0,
+    records: 0,
+  };
 
   constructor(options: { decode: boolean } = { decode: true }) {
     this.#decode = options.decode;
@@ -165,9 +181,90 @@ export class SnapshotScanner {
       this.#header = parseSnapshotHeader(text);
       this.#crc = crc32Update(0, line.bytes);
       this.#crc = crc32Update(this.#crc, NEWLINE);
+      this.#v5.tableCrc = this.#crc;
       return null;
     }
+    if (this.#header.version === SECTIONED_SNAPSHOT_VERSION) return this.#acceptV5(line);
     return this.#header.version === SEED_SNAPSHOT_VERSION ? this.#acceptV1(line) : this.#acceptV2(line, this.#header.count ?? 0);
+  }
+
+  /**
+   * v5 read whole (a read-only open, pickSlot, a v4-era full read): every entry line of every section,
+   * the table, the trailer; the trailer's CRC covers every byte before it. Decoding, it also checks that
+   * each user's lines are contiguous and in seq order and that the table says exactly what the sections hold.
+   */
+  #acceptV5(line: RawLine): EntryRecord | null {
+    if (this.#footerSeen) throw new FormatError(line.number, "there is data after the trailer");
+    if (!line.terminated) throw new FormatError(line.number, "no newline at the end (the slot was not completely written)");
+    const v5 = this.#v5;
+    const text = decodeUtf8(line.bytes) ?? "";
+    if (v5.tableStart === null && !isSectionRecordLine(text) && parseTrailer(text) === null) {
+      this.#addCrc(line);
+      this.#entries++;
+      if (!this.#decode) return null;
+      const entry = this.#entry(line, false);
+      let section = v5.current;
+      if (section === null || section.userId !== entry.userId) {
+        if (v5.seen.has(entry.userId)) throw new FormatError(line.number, `user ${entry.userId}'s entries are not in one section`);
+        v5.seen.add(entry.userId);
+        section = {
+          userId: entry.userId,
+          offset: line.start,
+          line: line.number,
+          length: 0,
+          count: 0,
+          crc: 0,
+          lo: entry.seq,
+          hi: -1,
+          seqs: "",
+          summary: emptyCatalogUser(entry.userId),
+        };
+        v5.sections.push(section);
+        v5.current = section;
+      } else if (!(entry.seq > section.hi)) {
+        throw new FormatError(line.number, `seq ${entry.seq} is not after seq ${section.hi} in user ${entry.userId}'s section`);
+      }
+      section.seqs += section.count === 0 ? entry.seq.toString(36) : `.${(entry.seq - section.hi).toString(36)}`;
+      section.hi = entry.seq;
+      section.count++;
+      section.length += line.end - line.start;
+      section.crc = crc32Update(crc32Update(section.crc, line.bytes), NEWLINE);
+      countEntry(section.summary, entry, 1);
+      return entry;
+    }
+    v5.tableStart ??= line.start;
+    const trailer = parseTrailer(text);
+    if (trailer === null) {
+      if (!isSectionRecordLine(text)) throw new FormatError(line.number, "expected a table record or the trailer after the sections");
+      const record = parseSectionRecord(text, `on line ${line.number}`);
+      this.#addCrc(line);
+      v5.tableCrc = crc32Update(crc32Update(v5.tableCrc, line.bytes), NEWLINE);
+      const found = v5.sections[v5.records++];
+      if (this.#decode && (found === undefined || !sameSection(found, record))) {
+        throw new FormatError(line.number, `the table record for user ${record.userId} does not describe the section found there`);
+      }
+      return null;
+    }
+    if (trailer.count !== this.#entries || trailer.users !== v5.records) {
+      throw new FormatError(
+        line.number,
+        `the trailer counts ${trailer.count} entries of ${trailer.users} users, but the slot holds ${this.#entries} of ${v5.records}`,
+      );
+    }
+    if (this.#decode && v5.sections.length !== v5.records)
+      throw new FormatError(line.number, `the table has ${v5.records} records for ${v5.sections.length} sections`);
+    if (trailer.table !== v5.tableStart || trailer.tableBytes !== line.start - v5.tableStart) {
+      throw new FormatError(line.number, "the trailer does not locate the table where it is");
+    }
+    if (trailer.tableCrc !== v5.tableCrc) throw new FormatError(line.number, `table CRC mismatch (trailer ${trailer.tableCrc}, computed ${v5.tableCrc})`);
+    if (trailer.crc !== this.#crc) throw new FormatError(line.number, `CRC mismatch (trailer ${trailer.crc}, computed ${this.#crc})`);
+    this.#footerSeen = true;
+    return null;
+  }
+
+  #addCrc(line: RawLine): void {
+    this.#crc = crc32Update(this.#crc, line.bytes);
+    this.#crc = crc32Update(this.#crc, NEWLINE);
   }
 
   #acceptV2(line: RawLine, count: number): EntryRecord | null {
@@ -208,7 +305,7 @@ export class SnapshotScanner {
     }
   }
 
-  #entry(line: RawLine): EntryRecord {
+  #entry(line: RawLine, seqOrder = true): EntryRecord {
     const text = decodeUtf8(line.bytes);
     if (text === null) throw new FormatError(line.number, "not valid UTF-8");
     let value: unknown;
@@ -223,6 +320,7 @@ export class SnapshotScanner {
     } catch (error) {
       throw new FormatError(line.number, error instanceof Error ? error.message : String(error));
     }
+    if (!seqOrder) return entry;
     if (!(entry.seq > this.#lastSeq)) throw new FormatError(line.number, `seq ${entry.seq} is not after seq ${this.#lastSeq}`);
     this.#lastSeq = entry.seq;
     if (this.#header?.version === SEED_SNAPSHOT_VERSION) this.#entries++;
@@ -236,6 +334,7 @@ export class SnapshotScanner {
       return { header, entries: this.#entries, truncated: this.#pendingBad === null ? 0 : 1 };
     }
     if (!this.#footerSeen) {
+      if (header.version === SECTIONED_SNAPSHOT_VERSION) throw new FormatError(0, "the trailer is missing (the slot was not completely written)");
       throw new FormatError(header.count === null ? 1 : this.#entries + 2, "the footer is missing (the slot was not completely written)");
     }
     return { header, entries: this.#entries, truncated: 0 };
@@ -244,36 +343,23 @@ export class SnapshotScanner {
 
 const NEWLINE = new Uint8Array([10]);
 
-/**
- * {@link encodeSnapshot} for entries that come from a stream (a compaction from the store's own files),
- * with the same checks; `onLine` learns where each entry's line is in the file (its start, and its
- * length without the newline), so the new snapshot's user index is built as it is written.
- */
-export async function* encodeSnapshotStream(
-  meta: SnapshotMeta,
-  count: number,
-  embedder: EmbedderIdentity,
-  entries: Iterable<EntryRecord> | AsyncIterable<EntryRecord>,
-  onLine: (entry: EntryRecord, start: number, length: number) => void,
-): AsyncGenerator<Uint8Array, void, undefined> {
-  if (!isCount(count)) throw new Error(`snapshot count must be a non-negative integer, got ${String(count)}`);
-  const header = encodeUtf8(encodeSnapshotHeader(meta, count, embedder));
-  let crc = crc32Update(0, header);
-  let position = header.length;
-  yield header;
-  let written = 0;
-  let lastSeq = -Infinity;
-  for await (const entry of entries) {
-    if (!(entry.seq > lastSeq)) throw new Error(`snapshot entries must come in increasing seq order: seq ${entry.seq} came after ${lastSeq}`);
-    lastSeq = entry.seq;
-    written++;
-    if (written > count) break;
-    const line = encodeUtf8(`${entryJsonText(entry, true)}\n`);
-    crc = crc32Update(crc, line);
-    onLine(entry, position, line.length - 1);
-    position += line.length;
-    yield line;
-  }
-  if (written !== count) throw new Error(`the snapshot source promised ${count} entries but gave ${written > count ? "more" : written}`);
-  yield encodeUtf8(encodeSnapshotFooter(written, crc));
+function sameSection(a: SectionRecord, b: SectionRecord): boolean {
+  const s = a.summary;
+  const t = b.summary;
+  return (
+    a.userId === b.userId &&
+    a.offset === b.offset &&
+    a.length === b.length &&
+    a.count === b.count &&
+    a.crc === b.crc &&
+    a.lo === b.lo &&
+    a.hi === b.hi &&
+    a.seqs === b.seqs &&
+    s.active === t.active &&
+    s.superseded === t.superseded &&
+    s.deleted === t.deleted &&
+    s.unstructured === t.unstructured &&
+    s.lastWriteAt === t.lastWriteAt &&
+    s.maxSeq === t.maxSeq
+  );
 }

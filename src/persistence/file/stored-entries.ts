@@ -1,4 +1,4 @@
-// Reading a file store's entries through its user index: one user's lines, or every entry as a stream (scan, compaction).
+// Reading a file store's entries through its index (v4 and older: user-index.ts; v5: section-index.ts): one user's entries, or every entry as a stream (scan, compaction).
 
 import type { EntryRecord } from "../../types.ts";
 import { MoomemError, describeError } from "../../errors.ts";
@@ -9,6 +9,8 @@ import { FormatError } from "./format-error.ts";
 import { corrupted } from "./file-recovery.ts";
 import { SnapshotScanner } from "./snapshot-format.ts";
 import type { LineToCheck, UserIndex } from "./user-index.ts";
+import { SectionIndex } from "./section-index.ts";
+import { readSection, type SectionRecord } from "./sectioned-snapshot.ts";
 
 /** Where the snapshot in force is: the store folder and the slot's file name (null: no snapshot yet). */
 export interface SnapshotPlace {
@@ -110,4 +112,124 @@ export async function* storedEntries(place: SnapshotPlace, index: UserIndex): As
     }
   }
   while (j < journal.length) yield journal[j++]!;
+}
+
+/** A v5 section's format problem, or a read failure, as the error users see. */
+async function guardSection<T>(place: SnapshotPlace, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof FormatError) throw corrupted(place.dir, place.slot!, error);
+    if (error instanceof MoomemError) throw error;
+    throw readFailure(place, error);
+  }
+}
+
+function readFailure(place: SnapshotPlace, error: unknown): MoomemError {
+  return new MoomemError(
+    "IO_FAILURE",
+    `could not read ${place.dir}/${place.slot} (${describeError(error)}); no file was changed. Check the disk, then retry.`,
+    { cause: error },
+  );
+}
+
+/** v5: one user's latest entries (its section read in one read and checked, merged with the journal). */
+export async function readUserEntriesV5(place: SnapshotPlace, index: SectionIndex, userId: string): Promise<EntryRecord[]> {
+  const section = place.slot === null ? undefined : index.sectionOf(userId);
+  const lines = section === undefined ? [] : await guardSection(place, () => readSection(place.fs, `${place.dir}/${place.slot}`, section));
+  return index.merge(userId, lines);
+}
+
+/** v5, at open: reads the sections the journal may touch, so the catalog counts what is in force and a collision is found now. */
+export async function settleSections(place: SnapshotPlace, index: SectionIndex): Promise<void> {
+  if (place.slot === null) return;
+  for (const section of await guardSection(place, () => Promise.resolve(index.toSettle()))) {
+    index.settle(section, await guardSection(place, () => readSection(place.fs, `${place.dir}/${place.slot}`, section)));
+  }
+}
+
+/** A user's section being merged into seq order: its lines once read, and the next one. */
+interface Cursor {
+  section: SectionRecord;
+  lines: EntryRecord[] | null;
+  next: number;
+  /** Seq of the next line (the table's `lo` before the section is read). */
+  key: number;
+}
+
+/** A binary min-heap of cursors by `key`. */
+class CursorHeap {
+  readonly #items: Cursor[] = [];
+  get size(): number {
+    return this.#items.length;
+  }
+  push(cursor: Cursor): void {
+    const items = this.#items;
+    items.push(cursor);
+    let i = items.length - 1;
+    while (i > 0) {
+      const up = (i - 1) >> 1;
+      if (items[up]!.key <= items[i]!.key) break;
+      [items[up], items[i]] = [items[i]!, items[up]!];
+      i = up;
+    }
+  }
+  pop(): Cursor {
+    const items = this.#items;
+    const top = items[0]!;
+    const last = items.pop()!;
+    if (items.length > 0) {
+      items[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < items.length && items[l]!.key < items[m]!.key) m = l;
+        if (r < items.length && items[r]!.key < items[m]!.key) m = r;
+        if (m === i) break;
+        [items[m], items[i]] = [items[i]!, items[m]!];
+        i = m;
+      }
+    }
+    return top;
+  }
+}
+
+/**
+ * v5: every entry's latest version in seq order, streamed. Sections are merged by seq; a section is
+ * read (and checked) only when the merge reaches its first seq, and dropped once passed, so a store whose
+ * users wrote one after another holds about one section at a time.
+ */
+export async function* storedEntriesV5(place: SnapshotPlace, index: SectionIndex): AsyncGenerator<EntryRecord, void, undefined> {
+  const journal = index.journalAll();
+  let j = 0;
+  const heap = new CursorHeap();
+  if (place.slot !== null) for (const section of index.sections()) heap.push({ section, lines: null, next: 0, key: section.lo });
+  while (heap.size > 0) {
+    const cursor = heap.pop();
+    if (cursor.lines === null) {
+      cursor.lines = await guardSection(place, () => readSection(place.fs, `${place.dir}/${place.slot}`, cursor.section));
+      index.merge(cursor.section.userId, cursor.lines);
+    }
+    const entry = cursor.lines[cursor.next++]!;
+    if (cursor.next < cursor.lines.length) {
+      cursor.key = cursor.lines[cursor.next]!.seq;
+      heap.push(cursor);
+    } else cursor.lines = [];
+    while (j < journal.length && journal[j]!.seq < entry.seq) yield journal[j++]!;
+    if (!index.isReplaced(entry)) yield entry;
+  }
+  while (j < journal.length) yield journal[j++]!;
+}
+
+/** Each user's latest entries, user by user in user id order: what a compaction writes as v5 sections. */
+export async function* entriesByUser(place: SnapshotPlace, index: UserIndex | SectionIndex): AsyncGenerator<readonly [string, EntryRecord[]], void, undefined> {
+  const users = index instanceof SectionIndex ? [...index.sections().map((s) => s.userId), ...index.journalOnlyUsers()] : index.users();
+  users.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const userId of users) {
+    const entries =
+      index instanceof SectionIndex ? await readUserEntriesV5(place, index, userId) : await guardSection(place, () => readUserEntries(place, index, userId));
+    yield [userId, entries] as const;
+  }
 }

@@ -145,6 +145,13 @@ export class UserIndex {
     return out;
   }
 
+  /** Every user with a snapshot line or a journal entry. */
+  users(): string[] {
+    const out = new Set(this.#users.keys());
+    for (const userId of this.#journal.keys()) out.add(userId);
+    return [...out];
+  }
+
   /** The user's entries written since the snapshot (latest versions). */
   journalOf(userId: string): EntryRecord[] {
     return [...(this.#journal.get(userId)?.values() ?? [])];
