@@ -180,6 +180,31 @@ describe("snapshot v5 layout and open", () => {
     // A full read (read-only open) reads every section, and refuses.
     expect(await outcome(() => new FileBackend(dir, { readOnly: true }).load())).toMatchObject({ code: "STORE_CORRUPTED" });
   });
+  it("never drops a damaged section at compaction: the store's own compaction refuses and the damaged bytes stay for repair", async () => {
+    const dir = await buildV5();
+    const bytes = readFileSync(slotPath(dir));
+    const ann = layout(bytes).sections.find((s) => s.userId === "ann")!;
+    const damaged = Buffer.from(bytes);
+    damaged[ann.at + 20] = damaged[ann.at + 20]! ^ 0x01;
+    writeFileSync(slotPath(dir), damaged);
+    const annBytes = Buffer.from(damaged.subarray(ann.at, ann.at + ann.bytes));
+
+    // A writer that never touches ann: writes for bob, then compacts from its files (what close does).
+    const backend = new FileBackend(dir);
+    await backend.openCatalog();
+    await backend.append([{ entries: [entry("e27", 27, { userId: "bob" })] }]);
+    expect(await outcome(() => backend.compactStored(EMBEDDER))).toMatchObject({ code: "STORE_CORRUPTED" });
+    await backend.close();
+
+    // ann's damaged bytes are still in the slot head names (nothing rewrote the store without her), and bob's write is kept.
+    const after = readFileSync(slotPath(dir));
+    expect(after.indexOf(annBytes)).toBeGreaterThanOrEqual(0);
+    const reopened = new FileBackend(dir);
+    await reopened.openCatalog();
+    expect((await reopened.loadUser("bob")).map((e) => e.id)).toContain("e27");
+    expect(await outcome(() => reopened.loadUser("ann"))).toMatchObject({ code: "STORE_CORRUPTED" });
+    await reopened.close();
+  });
   it("loads sections holding multi-byte text (each line's end found in the decoded text) exactly", async () => {
     const dir = freshDir();
     const backend = new FileBackend(dir);
