@@ -10,6 +10,7 @@ import { MoomemError, invalidArgument } from "../errors.ts";
 import { UserEntries } from "./user-entries.ts";
 import type { CatalogUser } from "../persistence/backend.ts";
 import { countEntry, emptyCatalogUser } from "../persistence/user-catalog.ts";
+import { countContent, countRecord, emptyCounts, type StatusCounts } from "./entry-counts.ts";
 
 import { MAX_TIME_MS } from "../clock.ts";
 
@@ -50,8 +51,10 @@ export class EntryState {
   readonly #deferred = new Set<UserShard>();
   /** Users whose entries are not in memory (a backend that loads users when asked): what the catalog says of each. */
   readonly #cold = new Map<string, CatalogUser>();
-  /** Entries of the users in {@link #cold}. */
-  #coldTotal = 0;
+  /** Entries of the users in {@link #cold}, per status (the catalog's counts, summed as users come and go). */
+  readonly #coldCounts = emptyCounts();
+  /** The entries in {@link #byId}, per status, and their estimated bytes: kept on every change, so reading them costs nothing. */
+  readonly #loadedCounts = emptyCounts();
 
   constructor(dim: number) {
     this.#dim = dim;
@@ -60,7 +63,7 @@ export class EntryState {
 
   /** Entries in the store: those in memory and those of the users not loaded. */
   get size(): number {
-    return this.#byId.size + this.#coldTotal;
+    return this.#byId.size + this.#coldCounts.total;
   }
 
   /** Entries in memory (of the loaded users). */
@@ -68,11 +71,46 @@ export class EntryState {
     return this.#byId.size;
   }
 
+  /** Users with entries in memory now (O(1)). */
+  get loadedUserCount(): number {
+    return this.#shards.size;
+  }
+
+  /** The entries in memory per status, and their estimated bytes: running counts, O(1) (a copy). */
+  loadedCounts(): StatusCounts {
+    return { ...this.#loadedCounts };
+  }
+
+  /** The entries of the users not loaded, per status (from the catalog; bytes 0): running counts, O(1) (a copy). */
+  coldCounts(): StatusCounts {
+    return { ...this.#coldCounts };
+  }
+
+  /** Whether the user's indexes are built (false for a user loaded but not used yet, and for a user not in memory). */
+  indexesBuilt(userId: string): boolean {
+    const shard = this.#shards.get(userId);
+    return shard !== undefined && !this.#unbuilt.has(shard);
+  }
+
+  /** Users whose entries are not in memory (O(1)). */
+  get coldUserCount(): number {
+    return this.#cold.size;
+  }
+
   /** Records a user whose entries stay where they are until {@link loadUser} (see backend.ts, `UserLoading`). */
   addCold(summary: CatalogUser): void {
     if (summary.total <= 0 || this.#shards.has(summary.userId) || this.#cold.has(summary.userId)) return;
-    this.#cold.set(summary.userId, { ...summary });
-    this.#coldTotal += summary.total;
+    this.#setCold({ ...summary });
+  }
+
+  #setCold(summary: CatalogUser): void {
+    this.#cold.set(summary.userId, summary);
+    countCold(this.#coldCounts, summary, 1);
+  }
+
+  #deleteCold(summary: CatalogUser): void {
+    this.#cold.delete(summary.userId);
+    countCold(this.#coldCounts, summary, -1);
   }
 
   /** True while the user's entries are not in memory: they must be loaded before any call reads or writes them. */
@@ -106,8 +144,7 @@ export class EntryState {
         );
       }
     }
-    this.#cold.delete(userId);
-    this.#coldTotal -= summary.total;
+    this.#deleteCold(summary);
     const done: string[] = [];
     try {
       for (const record of records) {
@@ -116,8 +153,7 @@ export class EntryState {
       }
     } catch (error) {
       for (const id of done) this.remove(id);
-      this.#cold.set(userId, summary);
-      this.#coldTotal += summary.total;
+      this.#setCold(summary);
       throw error;
     }
   }
@@ -130,18 +166,17 @@ export class EntryState {
     const shard = this.#shards.get(userId);
     if (shard === undefined) return false;
     const summary = emptyCatalogUser(userId);
+    const indexed = !this.#unbuilt.has(shard);
     for (const record of shard.entries) {
       countEntry(summary, record, 1);
       this.#byId.delete(record.id);
       this.#bySeq.delete(record.seq);
+      countRecord(this.#loadedCounts, record, -1, indexed);
     }
     this.#shards.delete(userId);
     this.#unbuilt.delete(shard);
     this.#deferred.delete(shard);
-    if (summary.total > 0) {
-      this.#cold.set(userId, summary);
-      this.#coldTotal += summary.total;
-    }
+    if (summary.total > 0) this.#setCold(summary);
     return true;
   }
 
@@ -220,6 +255,7 @@ export class EntryState {
     insertBySeq(shard.entries, record);
     this.#byId.set(record.id, record);
     this.#bySeq.set(record.seq, record);
+    countRecord(this.#loadedCounts, record, 1, !this.#unbuilt.has(shard));
     if (!this.#unbuilt.has(shard)) this.#index(shard, record);
   }
 
@@ -236,6 +272,7 @@ export class EntryState {
     this.#unbuilt.delete(shard);
     this.#deferred.delete(shard);
     this.#shards.set(userId, built);
+    countContent(this.#loadedCounts, built.entries);
     return built;
   }
 
@@ -277,6 +314,7 @@ export class EntryState {
     insertBySeq(shard.entries, record);
     this.#byId.set(record.id, record);
     this.#bySeq.set(record.seq, record);
+    countRecord(this.#loadedCounts, record, 1, !this.#unbuilt.has(shard));
     if (!this.#unbuilt.has(shard)) this.#index(shard, record);
   }
 
@@ -311,6 +349,8 @@ export class EntryState {
     this.#bySeq.delete(previous.seq);
     this.#byId.set(record.id, record);
     this.#bySeq.set(record.seq, record);
+    countRecord(this.#loadedCounts, previous, -1, true);
+    countRecord(this.#loadedCounts, record, 1, true);
     this.#index(shard, record);
   }
 
@@ -349,6 +389,7 @@ export class EntryState {
     if (i >= 0) shard.entries.splice(i, 1);
     this.#byId.delete(id);
     this.#bySeq.delete(record.seq);
+    countRecord(this.#loadedCounts, record, -1, true);
     if (shard.entries.length === 0) this.#shards.delete(record.userId);
   }
 
@@ -402,6 +443,15 @@ export class EntryState {
       if (slot !== undefined && slot.length === 0) shard.keys.delete(record.key);
     }
   }
+}
+
+/** Adds (`sign` 1) or takes away (-1) a cold user's catalog counts. */
+function countCold(counts: StatusCounts, user: CatalogUser, sign: 1 | -1): void {
+  counts.total += sign * user.total;
+  counts.active += sign * user.active;
+  counts.superseded += sign * user.superseded;
+  counts.deleted += sign * user.deleted;
+  counts.unstructured += sign * user.unstructured;
 }
 
 function checkTime(record: EntryRecord, name: string, time: unknown): void {

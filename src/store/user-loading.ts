@@ -52,11 +52,9 @@ export class UserLoader {
     }
   }
 
-  /** Loaded users now (every user with entries in memory). */
+  /** Loaded users now (every user with entries in memory): the state's running count, O(1) on every call's way out. */
   get loadedCount(): number {
-    let n = 0;
-    for (const _ of this.#state.loadedUsers()) n++;
-    return n;
+    return this.#state.loadedUserCount;
   }
 
   async #ensure(userId: string): Promise<void> {
@@ -84,7 +82,8 @@ export class UserLoader {
     if (max === null) return;
     let excess = this.loadedCount - max;
     if (excess <= 0) return;
-    for (const userId of [...this.#recent.keys()]) {
+    // A Map's iterator tolerates deleting the key it is on: no copy of the users per call.
+    for (const userId of this.#recent.keys()) {
       if (excess <= 0) break;
       if (this.#pins.has(userId) || this.#loading.has(userId)) continue;
       this.#recent.delete(userId);
