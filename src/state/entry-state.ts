@@ -55,6 +55,8 @@ export class EntryState {
   readonly #coldCounts = emptyCounts();
   /** The entries in {@link #byId}, per status, and their estimated bytes: kept on every change, so reading them costs nothing. */
   readonly #loadedCounts = emptyCounts();
+  /** Bumped by every {@link insertCold} and its undo: a load that read a user while this moved reads again (store/user-loading.ts). */
+  #coldWrites = 0;
 
   constructor(dim: number) {
     this.#dim = dim;
@@ -90,6 +92,52 @@ export class EntryState {
   indexesBuilt(userId: string): boolean {
     const shard = this.#shards.get(userId);
     return shard !== undefined && !this.#unbuilt.has(shard);
+  }
+
+  /** Whether the user's entries are in memory (false for a cold user and for one with no entries). */
+  isLoaded(userId: string): boolean {
+    return this.#shards.has(userId);
+  }
+
+  /** Moves on with every entry written for a user not in memory (see {@link insertCold}). */
+  get coldWrites(): number {
+    return this.#coldWrites;
+  }
+
+  /**
+   * Counts a new entry of a user whose entries are not in memory (cold, or with none yet) without
+   * loading the user: the write that carries it makes it durable, and the user's first call loads it
+   * from the backend with the rest. Checked as {@link insert} checks a record, apart from its id and
+   * seq against the user's entries on disk (an import checks those against the backend: see
+   * transfer/import-check.ts). Used by an import under `maxLoadedUsers`, so that it loads no user.
+   */
+  insertCold(record: EntryRecord): void {
+    if (this.#shards.has(record.userId)) throw new Error(`internal: user ${record.userId} is loaded, its entries go through insert`);
+    const sameId = this.#byId.get(record.id);
+    if (sameId !== undefined) throw refused(record, `an entry with id ${record.id} already exists (seq ${sameId.seq}); a new entry never replaces one`);
+    const sameSeq = this.#bySeq.get(record.seq);
+    if (sameSeq !== undefined) throw refused(record, `entry ${sameSeq.id} already has seq ${record.seq}`);
+    this.#checkRecord(record, undefined);
+    let summary = this.#cold.get(record.userId);
+    if (summary === undefined) {
+      summary = emptyCatalogUser(record.userId);
+      this.#cold.set(record.userId, summary);
+    }
+    countEntry(summary, record, 1);
+    this.#coldCounts.total++;
+    this.#coldCounts[record.status]++;
+    this.#coldWrites++;
+  }
+
+  /** Undoes {@link insertCold} (used only by {@link Change.undo}). */
+  removeCold(record: EntryRecord): void {
+    const summary = this.#cold.get(record.userId);
+    if (summary === undefined) return;
+    countEntry(summary, record, -1);
+    this.#coldCounts.total--;
+    this.#coldCounts[record.status]--;
+    if (summary.total <= 0) this.#cold.delete(record.userId);
+    this.#coldWrites++;
   }
 
   /** Users whose entries are not in memory (O(1)). */
@@ -445,7 +493,7 @@ export class EntryState {
   }
 }
 
-/** Adds (`sign` 1) or takes away (-1) a cold user's catalog counts. */
+/** Adds (`sign` 1) or takes away (-1) a cold user's catalog counts (bytes stay 0: nothing of the user is in memory). */
 function countCold(counts: StatusCounts, user: CatalogUser, sign: 1 | -1): void {
   counts.total += sign * user.total;
   counts.active += sign * user.active;
@@ -475,7 +523,8 @@ export class Change {
   readonly #state: EntryState;
   /** The one user this change may touch (a write for one user), or null (import: any). */
   readonly userId: string | null;
-  readonly #log: Array<{ id: string; before: EntryRecord | undefined }> = [];
+  /** `cold`: the record went to a user not in memory ({@link EntryState.insertCold}). */
+  readonly #log: Array<{ id: string; before: EntryRecord | undefined; cold?: EntryRecord }> = [];
   readonly #after = new Map<string, EntryRecord>();
 
   constructor(state: EntryState, userId: string | null = null) {
@@ -488,6 +537,14 @@ export class Change {
     this.#checkUser(record);
     this.#state.insert(record);
     this.#logged(record, undefined);
+  }
+
+  /** Adds a new entry of a user not in memory, without loading the user (see {@link EntryState.insertCold}). */
+  insertCold(record: EntryRecord): void {
+    this.#checkUser(record);
+    this.#state.insertCold(record);
+    this.#log.push({ id: record.id, before: undefined, cold: record });
+    this.#after.set(record.id, record);
   }
 
   /** Replaces an existing entry by its next version. */
@@ -544,8 +601,9 @@ export class Change {
 
   undo(): void {
     for (let i = this.#log.length - 1; i >= 0; i--) {
-      const { id, before } = this.#log[i]!;
-      if (before === undefined) this.#state.remove(id);
+      const { id, before, cold } = this.#log[i]!;
+      if (cold !== undefined) this.#state.removeCold(cold);
+      else if (before === undefined) this.#state.remove(id);
       else this.#state.revert(before);
     }
     this.#log.length = 0;

@@ -42,6 +42,7 @@ import { restoreEntry } from "./restore.ts";
 import { historyOf } from "./history.ts";
 import { reextractEntries } from "./reextract.ts";
 import { addMany } from "./add-many.ts";
+import { importUnloaded } from "./import-unloaded.ts";
 import type { AddOptions, ExportOptions, ForgetOptions, ForgetTarget, ImportOptions, ListOptions, RecallOptions, ReextractSummary } from "./options.ts";
 
 /**
@@ -97,6 +98,8 @@ export class MemoryStore {
     this.#identity = parts.identity;
     this.#users = parts.users;
     this.#queue = new WriteQueue(parts.state, parts.backend, () => this.#maybeCompact());
+    // An import under maxLoadedUsers writes users it does not load: a load reads them once they are written.
+    if (parts.users.bounded) parts.users.loadAfter(() => this.#queue.idle());
     this.#follower = new StoreFollower(parts.backend, parts.state, {
       readOnly: parts.readOnly,
       follow: parts.follow,
@@ -478,11 +481,24 @@ export class MemoryStore {
       const source = checkImportSource(lines);
       const { partial } = readImportOptions(options);
       const parsed = await readImport(source, partial, this.#pipeline.maxContentChars);
+      if (this.#users.bounded) {
+        const { embedder, seqs } = this.#pipeline;
+        return importUnloaded(parsed, partial, {
+          state: this.#state,
+          queue: this.#queue,
+          backend: this.#backend,
+          users: this.#users,
+          embedder,
+          identity: this.#identity,
+          seqs,
+        });
+      }
       // Per-user loading: the users the import names, and those holding an id it names, are loaded for its checks.
       const users = await importUsers(parsed.entries, this.#users, this.#queue, this.#backend);
       return this.#users.use(users, async () => {
-        await embedImported(parsed, this.#state, partial, this.#pipeline.embedder, this.#identity);
-        return this.#queue.write(async (change) => applyImport(change, parsed, this.#state, partial, this.#pipeline.seqs));
+        const stored = (id: string): ReturnType<EntryState["get"]> => this.#state.get(id);
+        await embedImported(parsed, () => Promise.resolve(stored), partial, this.#pipeline.embedder, this.#identity);
+        return this.#queue.write(async (change) => applyImport(change, parsed, stored, partial, this.#pipeline.seqs));
       });
     });
   }

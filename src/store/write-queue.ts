@@ -80,6 +80,12 @@ export class WriteQueue {
     return last === undefined ? null : last.settled;
   }
 
+  /** Resolves once every write queued so far has been applied and is durable or rolled back. */
+  async idle(): Promise<void> {
+    await this.#tail;
+    await this.drained();
+  }
+
   /** Resolves once nothing is staged (everything durable or rolled back). */
   async drained(): Promise<void> {
     for (let last = this.#staged.at(-1); last !== undefined; last = this.#staged.at(-1)) await last.settled;
