@@ -49,6 +49,11 @@ export class SeqCounter {
     this.#next = next;
   }
 
+  /** The last seq handed out (every entry in the store has this seq or a smaller one). */
+  get last(): number {
+    return this.#next - 1;
+  }
+
   /** The seq of the next new entry. */
   next(): number {
     return this.#next++;

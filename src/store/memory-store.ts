@@ -43,6 +43,7 @@ import { historyOf } from "./history.ts";
 import { reextractEntries } from "./reextract.ts";
 import { addMany } from "./add-many.ts";
 import { importUnloaded } from "./import-unloaded.ts";
+import { ExportWatch } from "./export-stream.ts";
 import type { AddOptions, ExportOptions, ForgetOptions, ForgetTarget, ImportOptions, ListOptions, RecallOptions, ReextractSummary } from "./options.ts";
 
 /**
@@ -69,6 +70,7 @@ export class MemoryStore {
   readonly #inflight = new Set<Promise<unknown>>();
   readonly #follower: StoreFollower;
   readonly #users: UserLoader;
+  readonly #exports: ExportWatch;
   #truncatedRecovered: number;
   #formatVersion: number;
   #closed = false;
@@ -100,6 +102,8 @@ export class MemoryStore {
     this.#queue = new WriteQueue(parts.state, parts.backend, () => this.#maybeCompact());
     // An import under maxLoadedUsers writes users it does not load: a load reads them once they are written.
     if (parts.users.bounded) parts.users.loadAfter(() => this.#queue.idle());
+    this.#exports = new ExportWatch(parts.state);
+    this.#queue.onWrite((userId) => this.#exports.beforeWrite(userId));
     this.#follower = new StoreFollower(parts.backend, parts.state, {
       readOnly: parts.readOnly,
       follow: parts.follow,
@@ -445,6 +449,10 @@ export class MemoryStore {
   async *#exportLines(userId: string | null, entryFormat: number): AsyncGenerator<string> {
     this.#checkOpen();
     await this.#follower.beforeCall();
+    if (userId === null && this.#users.perUser && entryFormat === EXPORT_ENTRY_FORMAT) {
+      yield* this.#exportStreamed();
+      return;
+    }
     const records = await exportRecords(userId, this.#users, this.#queue, this.#backend, (read) => this.#durable(read), this.#state);
     const legacy = entryFormat === LEGACY_EXPORT_ENTRY_FORMAT;
     // Refused before the first line, so a refused export writes nothing.
@@ -458,6 +466,25 @@ export class MemoryStore {
       count: records.length,
     });
     for (const record of records) yield entryLine(record, legacy);
+  }
+
+  /** Every user, one at a time, as the store was when the export started (see export-stream.ts), without holding the write queue. */
+  async *#exportStreamed(): AsyncGenerator<string> {
+    const start = () => this.#durable(() => ({ users: [...this.#state.users()], count: this.#state.size, lastSeq: this.#pipeline.seqs.last }));
+    for await (const part of this.#exports.stream(start, this.#users, (read) => this.#durable(read))) {
+      if (typeof part === "number") {
+        yield headerLine({
+          moomem_export: EXPORT_FORMAT,
+          entry_format: EXPORT_ENTRY_FORMAT,
+          embedder: this.#identity,
+          user_id: null,
+          exported_at: readClock(this.#pipeline.clock),
+          count: part,
+        });
+      } else {
+        for (const record of part) yield entryLine(record);
+      }
+    }
   }
 
   /**

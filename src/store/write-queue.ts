@@ -37,6 +37,7 @@ export class WriteQueue {
   #flushing = false;
   #preparing = false;
   #failure: { error: unknown } | null = null;
+  #beforeWrite: (userId: string) => void = () => {};
 
   constructor(state: EntryState, backend: PersistenceBackend, afterGroup: () => void) {
     this.#state = state;
@@ -80,6 +81,11 @@ export class WriteQueue {
     return last === undefined ? null : last.settled;
   }
 
+  /** `fn` runs before each write for one user changes anything (an export under way keeps that user's entries: export-stream.ts). */
+  onWrite(fn: (userId: string) => void): void {
+    this.#beforeWrite = fn;
+  }
+
   /** Resolves once every write queued so far has been applied and is durable or rolled back. */
   async idle(): Promise<void> {
     await this.#tail;
@@ -93,6 +99,7 @@ export class WriteQueue {
 
   async #step<T>(op: (change: Change) => Promise<T>, userId: string | null, resolve: (v: T) => void, reject: (e: unknown) => void): Promise<void> {
     this.#rollbackIfFailed();
+    if (userId !== null) this.#beforeWrite(userId);
     const change = new Change(this.#state, userId);
     let result: T;
     this.#preparing = true;
