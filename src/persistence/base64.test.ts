@@ -138,6 +138,14 @@ describe("base64", () => {
       const source = Float32Array.from({ length: dim }, (_, k) => i + k / 8);
       kept.push([source, base64ToVector(vectorToBase64(source))!]);
     }
+    // Sparse vectors (snapshots, journals) are filled into the same slabs, starting from zeros.
+    for (let i = 0; i < 3000; i++) {
+      const dim = 1 + ((i * 53) % 1100);
+      const source = new Float32Array(dim);
+      for (let k = i % 7; k < dim; k += 9) source[k] = i - k / 4;
+      const text = vectorToSparseBase64(source);
+      kept.push([source, text === null ? base64ToVector(vectorToBase64(source))! : sparseBase64ToVector(text, dim)!]);
+    }
     for (const [source, decoded] of kept) expect(decoded).toEqual(source);
     const text = vectorToBase64(Float32Array.of(1, 2, 3));
     for (const bad of [

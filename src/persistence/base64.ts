@@ -190,6 +190,22 @@ function slabDecode(text: string): Uint8Array | null {
 }
 
 /**
+ * `dim` zeros in the current slab (see {@link slabDecode}), in Node; null elsewhere or when too long.
+ * A range is handed out once, so it holds zeros until its vector is filled in.
+ */
+function slabFloats(dim: number): Float32Array | null {
+  const size = 4 * dim;
+  if (nodeBuffer === undefined || size === 0 || size > SLAB_BYTES / 4) return null;
+  if (slabUsed + size > slab.byteLength) {
+    slab = new ArrayBuffer(SLAB_BYTES);
+    slabUsed = 0;
+  }
+  const out = new Float32Array(slab, slabUsed, dim);
+  slabUsed += size;
+  return out;
+}
+
+/**
  * A vector's non-zero components as base64 of n little-endian float32 values followed by their n
  * indices as little-endian uint16, ascending; null when that would not be smaller than
  * {@link vectorToBase64} by at least a third (a dense model's vector) or the vector is too long for
@@ -249,7 +265,7 @@ export function sparseBase64ToVector(text: string, dim: number): Float32Array | 
   if (bytes === null || bytes.length % 6 !== 0) return null;
   const count = bytes.length / 6;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const out = new Float32Array(dim);
+  const out = slabFloats(dim) ?? new Float32Array(dim);
   let previous = -1;
   for (let k = 0; k < count; k++) {
     const index = view.getUint16(4 * count + 2 * k, true);
