@@ -3,22 +3,28 @@
 import type { EntryRecord } from "../types.ts";
 
 /**
- * Bytes an entry in memory takes, roughly: the record (UTF-16 content, metadata, vector) and what the
- * user's indexes hold of it (a vector copy, postings, dedup key). Measured with bench/heap-per-entry.ts
+ * Bytes an entry in memory takes, roughly, once its user's indexes are built: what
+ * bench/heap-per-entry.ts measured (JS heap and array buffers) with the hashing embedder, 256
+ * dimensions, 60-character contents: about 1,900 bytes for the record (object, strings, lookups, its
+ * vector) and 2,400 for what the indexes hold of it (postings, dedup key, the vector index's copy)
  * (docs/bench/bulk-ingest.md).
  */
 export function entryBytes(record: EntryRecord): number {
-  return fixedBytes(record) + contentBytes(record);
+  return fixedBytes(record) + indexedBytes(record);
 }
 
-/** The part of {@link entryBytes} known without reading the content (its id, times, vector). */
+function dimOf(record: EntryRecord): number {
+  return record.embedding === null ? 0 : record.embedding.length;
+}
+
+/** The record's part of {@link entryBytes}, known without reading its content (a load reads none). */
 function fixedBytes(record: EntryRecord): number {
-  return 480 + (record.embedding === null ? 0 : record.embedding.length * 8);
+  return 900 + 4 * dimOf(record);
 }
 
-/** The part of {@link entryBytes} that grows with the content (the text and its postings). */
-function contentBytes(record: EntryRecord): number {
-  return record.content.length * 4;
+/** The indexes' part of {@link entryBytes}: it grows with the content (postings, dedup key) and the vector (the index's own copy, with room to grow). */
+function indexedBytes(record: EntryRecord): number {
+  return 1000 + 2 * record.content.length + 5 * dimOf(record);
 }
 
 /** Counts of some entries: per status, in all, and their estimated bytes ({@link entryBytes}). */
@@ -37,7 +43,7 @@ export function emptyCounts(): StatusCounts {
 
 /**
  * Counts `record` in (`sign` 1) or out (`sign` -1). Records are immutable, so counting a version out
- * undoes exactly what counting it in did, given the same `indexed`. The content's part is counted only
+ * undoes exactly what counting it in did, given the same `indexed`. The indexes' part is counted only
  * for an `indexed` record (its user's indexes built): loading a user reads nothing of its entries'
  * content until they are indexed (state/entry-state.ts, `load`), and building adds it ({@link countContent}).
  */
@@ -47,7 +53,7 @@ export function countRecord(counts: StatusCounts, record: EntryRecord, sign: 1 |
   counts.bytes += sign * (indexed ? entryBytes(record) : fixedBytes(record));
 }
 
-/** Adds the content's part of these records' bytes: their user's indexes were just built. */
+/** Adds the indexes' part of these records' bytes: their user's indexes were just built. */
 export function countContent(counts: StatusCounts, records: readonly EntryRecord[]): void {
-  for (const record of records) counts.bytes += contentBytes(record);
+  for (const record of records) counts.bytes += indexedBytes(record);
 }

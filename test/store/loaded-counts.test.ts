@@ -40,9 +40,10 @@ function walkedCold(state: EntryState): ReturnType<typeof emptyCounts> {
 }
 
 describe("loaded counts", () => {
-  it("entryBytes counts content and vector", () => {
+  it("entryBytes grows with the content and the vector", () => {
     const plain = entryRecord({ id: "a", userId: "ann", seq: 1, content: "abcd" });
-    expect(entryBytes({ ...plain, embedding: new Float32Array(8) }) - entryBytes(plain)).toBe(64);
+    expect(entryBytes({ ...plain, embedding: new Float32Array(8) }) - entryBytes(plain)).toBe(72);
+    expect(entryBytes({ ...plain, content: "abcdefgh" }) - entryBytes(plain)).toBe(8);
   });
 
   it("stay exact across random loads, unloads, evictions and writes (some undone)", async () => {
