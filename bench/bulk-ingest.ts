@@ -1,6 +1,8 @@
-// Bulk ingestion: the same inputs through `add` one by one and through `addMany` (1,000 per call), entries per second.
+// Bulk ingestion: the same inputs through `add` one by one and through `addMany` (1,000 per call), entries per second;
+// and `import` of an export into a file store, entries per second.
 //
 // Usage: node --import tsx bench/bulk-ingest.ts [inputs per run, default 2000] [runs, default 3]
+//        node --import tsx bench/bulk-ingest.ts --import [entries, default 100000] [runs, default 3]
 // Each run writes a fresh store in a temporary folder (files, default sync: one fdatasync per durable write) and a
 // fresh ":memory:" store, with the default extractor (patterns) and the hashing embedder, one user. Prints the
 // median over the runs of entries stored per second for each path, and the ratio.
@@ -9,6 +11,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MemoryStore } from "../src/node.ts";
+import { HashingEmbedder } from "../src/embedding/hashing-embedder.ts";
+import { entryLine, headerLine } from "../src/transfer/jsonl-transfer.ts";
+import { makeEntryId } from "../src/state/ids.ts";
 
 const PEOPLE = ["Anna", "Bruno", "Chen", "Dmitri", "Elif", "Farid", "Grace", "Hiro", "Ines", "Jamal"];
 const PLACES = ["Berlin", "Lisbon", "Osaka", "Nairobi", "Quito", "Oslo", "Hanoi", "Lyon"];
@@ -74,7 +79,85 @@ export async function benchBulkIngest(n: number, runs: number): Promise<BulkResu
   return results;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+export interface ImportResult {
+  users: number;
+  /** Entries imported per second of wall time (median over the runs). */
+  rate: number;
+  /** Entries imported per second of this process's CPU time (user + system; moves far less than wall time on a loaded machine). */
+  cpuRate: number;
+}
+
+/** An export of `n` distinct entries spread over `users` users (with their hashing-embedder vectors), in 64 KiB chunks as a file stream gives it. */
+async function exportChunks(n: number, users: number): Promise<string[]> {
+  const embedder = new HashingEmbedder();
+  const texts = inputs(n);
+  const vectors = await embedder.embed(texts);
+  const now = Date.UTC(2025, 0, 1);
+  const parts = [
+    headerLine({ moomem_export: 1, entry_format: 4, embedder: { id: embedder.id, dim: embedder.dim }, user_id: null, exported_at: now, count: n }),
+  ];
+  texts.forEach((content, i) => {
+    const t = now + i;
+    parts.push(
+      entryLine({
+        id: makeEntryId(i + 1),
+        userId: `user-${i % users}`,
+        content,
+        kind: "fact",
+        status: "active",
+        createdAt: t,
+        updatedAt: t,
+        seq: i + 1,
+        metadata: { extractor: "patterns" },
+        lifecycle: {},
+        embedding: vectors[i]!,
+      }),
+    );
+  });
+  const text = parts.join("");
+  const chunks: string[] = [];
+  for (let i = 0; i < text.length; i += 65_536) chunks.push(text.slice(i, i + 65_536));
+  return chunks;
+}
+
+/** `import` of `n` entries into a fresh file store (default options: sync "always", one write for the whole import), for 1 and 1,000 users. */
+export async function benchImport(n: number, runs: number, userCounts: readonly number[] = [1, 1_000]): Promise<ImportResult[]> {
+  const results: ImportResult[] = [];
+  for (const users of userCounts) {
+    const chunks = await exportChunks(n, users);
+    const rates: number[] = [];
+    const cpuRates: number[] = [];
+    for (let r = 0; r < runs; r++) {
+      const base = mkdtempSync(join(tmpdir(), "moomem-bulk-import-"));
+      try {
+        const mem = await MemoryStore.open(join(base, "store"));
+        const started = performance.now();
+        const cpu = process.cpuUsage();
+        const summary = await mem.import(chunks);
+        const seconds = (performance.now() - started) / 1000;
+        const used = process.cpuUsage(cpu);
+        cpuRates.push(n / ((used.user + used.system) / 1e6));
+        await mem.close();
+        if (summary.entries !== n) throw new Error(`imported ${summary.entries} entries, expected ${n}`);
+        rates.push(n / seconds);
+      } finally {
+        rmSync(base, { recursive: true, force: true });
+      }
+    }
+    results.push({ users, rate: median(rates), cpuRate: median(cpuRates) });
+  }
+  return results;
+}
+
+if (import.meta.url === `file://${process.argv[1]}` && process.argv[2] === "--import") {
+  const n = Number(process.argv[3] ?? 100_000);
+  const runs = Number(process.argv[4] ?? 3);
+  for (const r of await benchImport(n, runs)) {
+    console.log(
+      `import ${n} entries, ${r.users} user(s), files: ${Math.round(r.rate)} entries/s wall, ${Math.round(r.cpuRate)} per CPU-second (median of ${runs})`,
+    );
+  }
+} else if (import.meta.url === `file://${process.argv[1]}`) {
   const n = Number(process.argv[2] ?? 2_000);
   const runs = Number(process.argv[3] ?? 3);
   for (const r of await benchBulkIngest(n, runs)) {

@@ -129,4 +129,33 @@ describe("base64", () => {
     expect(sparseBase64ToVector(bytesOf([0.5], [1]), -1)).toBeNull();
     expect(sparseBase64ToVector(bytesOf([0.5], [1]), 1.5)).toBeNull();
   });
+
+  it("vectors decoded one after the other never share bytes, whatever their lengths, and bad text still fails", () => {
+    // In Node, vectors are decoded into ranges of shared slabs: every kept vector must still hold its own values.
+    const kept: Array<[Float32Array, Float32Array]> = [];
+    for (let i = 0; i < 3000; i++) {
+      const dim = 1 + ((i * 37) % 1100);
+      const source = Float32Array.from({ length: dim }, (_, k) => i + k / 8);
+      kept.push([source, base64ToVector(vectorToBase64(source))!]);
+    }
+    // Sparse vectors (snapshots, journals) are filled into the same slabs, starting from zeros.
+    for (let i = 0; i < 3000; i++) {
+      const dim = 1 + ((i * 53) % 1100);
+      const source = new Float32Array(dim);
+      for (let k = i % 7; k < dim; k += 9) source[k] = i - k / 4;
+      const text = vectorToSparseBase64(source);
+      kept.push([source, text === null ? base64ToVector(vectorToBase64(source))! : sparseBase64ToVector(text, dim)!]);
+    }
+    for (const [source, decoded] of kept) expect(decoded).toEqual(source);
+    const text = vectorToBase64(Float32Array.of(1, 2, 3));
+    for (const bad of [
+      text.replace("A", "-"),
+      text.replace("A", "é"),
+      text.slice(0, 4) + " " + text.slice(5),
+      text.replace("=", "A").slice(1) + "=",
+      "====" + text.slice(4),
+    ]) {
+      expect(base64ToVector(bad), bad).toBeNull();
+    }
+  });
 });

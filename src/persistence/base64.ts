@@ -142,7 +142,7 @@ export function vectorToBase64(vector: Float32Array): string {
  * one from a file or an import would fail on every later open.
  */
 export function base64ToVector(text: string): Float32Array | null {
-  const bytes = base64ToBytes(text);
+  const bytes = slabDecode(text) ?? base64ToBytes(text);
   if (bytes === null || bytes.length % 4 !== 0) return null;
   let out: Float32Array;
   if (littleEndian) {
@@ -153,6 +153,56 @@ export function base64ToVector(text: string): Float32Array | null {
     for (let i = 0; i < out.length; i++) out[i] = view.getFloat32(i * 4, true);
   }
   return allFinite(out) ? out : null;
+}
+
+/** Node's `Buffer`, to decode base64 into memory we choose (null elsewhere: browsers, Deno). */
+const nodeBuffer = (globalThis as { Buffer?: { from(data: ArrayBuffer, offset: number, length: number): { write(text: string, encoding: string): number } } })
+  .Buffer;
+
+/** Vectors decoded in Node share ArrayBuffers of this size, each vector its own aligned range (never written again). */
+const SLAB_BYTES = 16 * 1024;
+let slab = new ArrayBuffer(0);
+let slabUsed = 0;
+
+/**
+ * Decodes a vector's base64 into the current slab, in Node, when the text is plain standard base64 of
+ * a size that fits; null otherwise (the caller decodes it the general way, which has the last word).
+ * A fresh ArrayBuffer for every vector was most of the cost of decoding 100,000 of them (an import, a
+ * snapshot), and each costs about 150 bytes of bookkeeping more than a range of a shared one
+ * (docs/bench/bulk-ingest.md). A slab is freed once none of its vectors is reachable.
+ */
+function slabDecode(text: string): Uint8Array | null {
+  if (nodeBuffer === undefined || !littleEndian) return null;
+  const length = text.length;
+  if (length % 4 !== 0 || length === 0) return null;
+  const pad = text.charCodeAt(length - 1) !== 61 ? 0 : text.charCodeAt(length - 2) === 61 ? 2 : 1;
+  const size = (length / 4) * 3 - pad;
+  if (size % 4 !== 0 || size > SLAB_BYTES / 4 || text.includes("-") || text.includes("_")) return null;
+  if (slabUsed + size > slab.byteLength) {
+    slab = new ArrayBuffer(SLAB_BYTES);
+    slabUsed = 0;
+  }
+  // Node's decoder skips characters outside the alphabet: fewer bytes than the length promises means the text was not plain base64.
+  if (nodeBuffer.from(slab, slabUsed, size).write(text, "base64") !== size) return null;
+  const bytes = new Uint8Array(slab, slabUsed, size);
+  slabUsed += size;
+  return bytes;
+}
+
+/**
+ * `dim` zeros in the current slab (see {@link slabDecode}), in Node; null elsewhere or when too long.
+ * A range is handed out once, so it holds zeros until its vector is filled in.
+ */
+function slabFloats(dim: number): Float32Array | null {
+  const size = 4 * dim;
+  if (nodeBuffer === undefined || size === 0 || size > SLAB_BYTES / 4) return null;
+  if (slabUsed + size > slab.byteLength) {
+    slab = new ArrayBuffer(SLAB_BYTES);
+    slabUsed = 0;
+  }
+  const out = new Float32Array(slab, slabUsed, dim);
+  slabUsed += size;
+  return out;
 }
 
 /**
@@ -215,7 +265,7 @@ export function sparseBase64ToVector(text: string, dim: number): Float32Array | 
   if (bytes === null || bytes.length % 6 !== 0) return null;
   const count = bytes.length / 6;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const out = new Float32Array(dim);
+  const out = slabFloats(dim) ?? new Float32Array(dim);
   let previous = -1;
   for (let k = 0; k < count; k++) {
     const index = view.getUint16(4 * count + 2 * k, true);

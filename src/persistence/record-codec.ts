@@ -84,14 +84,48 @@ function headFields(entry: EntryRecord): Omit<EntryJson, "embedding" | "metadata
  * as `embedding`. Exports stay dense, so any moomem can import them. `legacy`: see {@link entryToJson}.
  */
 export function entryJsonText(entry: EntryRecord, sparse = false, legacy = false): string {
-  const head = JSON.stringify(headFields(entry));
+  const head = headText(entry);
   const embedding = entry.embedding === null ? "null" : vectorText(entry.embedding, sparse);
   const key = entry.key === undefined ? "" : `,"key":${JSON.stringify(entry.key)}`;
   const lifecycle = lifecycleOf(entry);
   const tail = legacy
     ? `"metadata":${JSON.stringify(foldLegacy(entry.metadata, lifecycle, entry.id))}`
-    : `"metadata":${JSON.stringify(entry.metadata)},"lifecycle":${JSON.stringify(lifecycleToJson(lifecycle))}`;
-  return `${head.slice(0, -1)},"embedding":${embedding},${tail}${key}}`;
+    : `"metadata":${JSON.stringify(entry.metadata)},"lifecycle":${isEmpty(lifecycle) ? "{}" : JSON.stringify(lifecycleToJson(lifecycle))}`;
+  return `${head},"embedding":${embedding},${tail}${key}}`;
+}
+
+/**
+ * `JSON.stringify(headFields(entry))` without its closing brace. Built from its parts when every field
+ * has the type an entry gives it (a finite number prints as `JSON.stringify` prints it): this spares
+ * an object and the stringifier's walk of it on every line written. Anything else (a record a host
+ * built by hand) goes through `JSON.stringify` itself, so the bytes are the same in every case.
+ */
+function headText(entry: EntryRecord): string {
+  const { id, userId, content, kind, status, createdAt, updatedAt, seq } = entry;
+  const by = entry.supersededBy ?? null;
+  if (
+    typeof id !== "string" ||
+    typeof userId !== "string" ||
+    typeof content !== "string" ||
+    typeof kind !== "string" ||
+    typeof status !== "string" ||
+    !Number.isFinite(createdAt) ||
+    !Number.isFinite(updatedAt) ||
+    !Number.isFinite(seq) ||
+    (by !== null && typeof by !== "string")
+  ) {
+    return JSON.stringify(headFields(entry)).slice(0, -1);
+  }
+  return (
+    `{"id":${JSON.stringify(id)},"user_id":${JSON.stringify(userId)},"content":${JSON.stringify(content)},"kind":${JSON.stringify(kind)},` +
+    `"status":${JSON.stringify(status)},"created_at":${createdAt},"updated_at":${updatedAt},"superseded_by":${by === null ? "null" : JSON.stringify(by)},"seq":${seq}`
+  );
+}
+
+/** True for an object with no own field holding a value (`lifecycleToJson` of it is `{}`). */
+function isEmpty(o: object): boolean {
+  for (const key in o) if ((o as Record<string, unknown>)[key] !== undefined) return false;
+  return true;
 }
 
 function vectorText(vector: Float32Array, sparse: boolean): string {

@@ -10,6 +10,7 @@ import { MoomemError, invalidArgument } from "../errors.ts";
 import { UserEntries } from "./user-entries.ts";
 import type { CatalogUser } from "../persistence/backend.ts";
 import { countEntry, emptyCatalogUser } from "../persistence/user-catalog.ts";
+import { countContent, countRecord, emptyCounts, type StatusCounts } from "./entry-counts.ts";
 
 import { MAX_TIME_MS } from "../clock.ts";
 
@@ -50,8 +51,12 @@ export class EntryState {
   readonly #deferred = new Set<UserShard>();
   /** Users whose entries are not in memory (a backend that loads users when asked): what the catalog says of each. */
   readonly #cold = new Map<string, CatalogUser>();
-  /** Entries of the users in {@link #cold}. */
-  #coldTotal = 0;
+  /** Entries of the users in {@link #cold}, per status (the catalog's counts, summed as users come and go). */
+  readonly #coldCounts = emptyCounts();
+  /** The entries in {@link #byId}, per status, and their estimated bytes: kept on every change, so reading them costs nothing. */
+  readonly #loadedCounts = emptyCounts();
+  /** Bumped by every {@link insertCold} and its undo: a load that read a user while this moved reads again (store/user-loading.ts). */
+  #coldWrites = 0;
 
   constructor(dim: number) {
     this.#dim = dim;
@@ -60,7 +65,7 @@ export class EntryState {
 
   /** Entries in the store: those in memory and those of the users not loaded. */
   get size(): number {
-    return this.#byId.size + this.#coldTotal;
+    return this.#byId.size + this.#coldCounts.total;
   }
 
   /** Entries in memory (of the loaded users). */
@@ -68,11 +73,92 @@ export class EntryState {
     return this.#byId.size;
   }
 
+  /** Users with entries in memory now (O(1)). */
+  get loadedUserCount(): number {
+    return this.#shards.size;
+  }
+
+  /** The entries in memory per status, and their estimated bytes: running counts, O(1) (a copy). */
+  loadedCounts(): StatusCounts {
+    return { ...this.#loadedCounts };
+  }
+
+  /** The entries of the users not loaded, per status (from the catalog; bytes 0): running counts, O(1) (a copy). */
+  coldCounts(): StatusCounts {
+    return { ...this.#coldCounts };
+  }
+
+  /** Whether the user's indexes are built (false for a user loaded but not used yet, and for a user not in memory). */
+  indexesBuilt(userId: string): boolean {
+    const shard = this.#shards.get(userId);
+    return shard !== undefined && !this.#unbuilt.has(shard);
+  }
+
+  /** Whether the user's entries are in memory (false for a cold user and for one with no entries). */
+  isLoaded(userId: string): boolean {
+    return this.#shards.has(userId);
+  }
+
+  /** Moves on with every entry written for a user not in memory (see {@link insertCold}). */
+  get coldWrites(): number {
+    return this.#coldWrites;
+  }
+
+  /**
+   * Counts a new entry of a user whose entries are not in memory (cold, or with none yet) without
+   * loading the user: the write that carries it makes it durable, and the user's first call loads it
+   * from the backend with the rest. Checked as {@link insert} checks a record, apart from its id and
+   * seq against the user's entries on disk (an import checks those against the backend: see
+   * transfer/import-check.ts). Used by an import under `maxLoadedUsers`, so that it loads no user.
+   */
+  insertCold(record: EntryRecord): void {
+    if (this.#shards.has(record.userId)) throw new Error(`internal: user ${record.userId} is loaded, its entries go through insert`);
+    const sameId = this.#byId.get(record.id);
+    if (sameId !== undefined) throw refused(record, `an entry with id ${record.id} already exists (seq ${sameId.seq}); a new entry never replaces one`);
+    const sameSeq = this.#bySeq.get(record.seq);
+    if (sameSeq !== undefined) throw refused(record, `entry ${sameSeq.id} already has seq ${record.seq}`);
+    this.#checkRecord(record, undefined);
+    let summary = this.#cold.get(record.userId);
+    if (summary === undefined) {
+      summary = emptyCatalogUser(record.userId);
+      this.#cold.set(record.userId, summary);
+    }
+    countEntry(summary, record, 1);
+    this.#coldCounts.total++;
+    this.#coldCounts[record.status]++;
+    this.#coldWrites++;
+  }
+
+  /** Undoes {@link insertCold} (used only by {@link Change.undo}). */
+  removeCold(record: EntryRecord): void {
+    const summary = this.#cold.get(record.userId);
+    if (summary === undefined) return;
+    countEntry(summary, record, -1);
+    this.#coldCounts.total--;
+    this.#coldCounts[record.status]--;
+    if (summary.total <= 0) this.#cold.delete(record.userId);
+    this.#coldWrites++;
+  }
+
+  /** Users whose entries are not in memory (O(1)). */
+  get coldUserCount(): number {
+    return this.#cold.size;
+  }
+
   /** Records a user whose entries stay where they are until {@link loadUser} (see backend.ts, `UserLoading`). */
   addCold(summary: CatalogUser): void {
     if (summary.total <= 0 || this.#shards.has(summary.userId) || this.#cold.has(summary.userId)) return;
-    this.#cold.set(summary.userId, { ...summary });
-    this.#coldTotal += summary.total;
+    this.#setCold({ ...summary });
+  }
+
+  #setCold(summary: CatalogUser): void {
+    this.#cold.set(summary.userId, summary);
+    countCold(this.#coldCounts, summary, 1);
+  }
+
+  #deleteCold(summary: CatalogUser): void {
+    this.#cold.delete(summary.userId);
+    countCold(this.#coldCounts, summary, -1);
   }
 
   /** True while the user's entries are not in memory: they must be loaded before any call reads or writes them. */
@@ -106,8 +192,7 @@ export class EntryState {
         );
       }
     }
-    this.#cold.delete(userId);
-    this.#coldTotal -= summary.total;
+    this.#deleteCold(summary);
     const done: string[] = [];
     try {
       for (const record of records) {
@@ -116,8 +201,7 @@ export class EntryState {
       }
     } catch (error) {
       for (const id of done) this.remove(id);
-      this.#cold.set(userId, summary);
-      this.#coldTotal += summary.total;
+      this.#setCold(summary);
       throw error;
     }
   }
@@ -130,18 +214,17 @@ export class EntryState {
     const shard = this.#shards.get(userId);
     if (shard === undefined) return false;
     const summary = emptyCatalogUser(userId);
+    const indexed = !this.#unbuilt.has(shard);
     for (const record of shard.entries) {
       countEntry(summary, record, 1);
       this.#byId.delete(record.id);
       this.#bySeq.delete(record.seq);
+      countRecord(this.#loadedCounts, record, -1, indexed);
     }
     this.#shards.delete(userId);
     this.#unbuilt.delete(shard);
     this.#deferred.delete(shard);
-    if (summary.total > 0) {
-      this.#cold.set(userId, summary);
-      this.#coldTotal += summary.total;
-    }
+    if (summary.total > 0) this.#setCold(summary);
     return true;
   }
 
@@ -220,6 +303,7 @@ export class EntryState {
     insertBySeq(shard.entries, record);
     this.#byId.set(record.id, record);
     this.#bySeq.set(record.seq, record);
+    countRecord(this.#loadedCounts, record, 1, !this.#unbuilt.has(shard));
     if (!this.#unbuilt.has(shard)) this.#index(shard, record);
   }
 
@@ -236,6 +320,7 @@ export class EntryState {
     this.#unbuilt.delete(shard);
     this.#deferred.delete(shard);
     this.#shards.set(userId, built);
+    countContent(this.#loadedCounts, built.entries);
     return built;
   }
 
@@ -277,6 +362,7 @@ export class EntryState {
     insertBySeq(shard.entries, record);
     this.#byId.set(record.id, record);
     this.#bySeq.set(record.seq, record);
+    countRecord(this.#loadedCounts, record, 1, !this.#unbuilt.has(shard));
     if (!this.#unbuilt.has(shard)) this.#index(shard, record);
   }
 
@@ -311,6 +397,8 @@ export class EntryState {
     this.#bySeq.delete(previous.seq);
     this.#byId.set(record.id, record);
     this.#bySeq.set(record.seq, record);
+    countRecord(this.#loadedCounts, previous, -1, true);
+    countRecord(this.#loadedCounts, record, 1, true);
     this.#index(shard, record);
   }
 
@@ -349,6 +437,7 @@ export class EntryState {
     if (i >= 0) shard.entries.splice(i, 1);
     this.#byId.delete(id);
     this.#bySeq.delete(record.seq);
+    countRecord(this.#loadedCounts, record, -1, true);
     if (shard.entries.length === 0) this.#shards.delete(record.userId);
   }
 
@@ -404,6 +493,15 @@ export class EntryState {
   }
 }
 
+/** Adds (`sign` 1) or takes away (-1) a cold user's catalog counts (bytes stay 0: nothing of the user is in memory). */
+function countCold(counts: StatusCounts, user: CatalogUser, sign: 1 | -1): void {
+  counts.total += sign * user.total;
+  counts.active += sign * user.active;
+  counts.superseded += sign * user.superseded;
+  counts.deleted += sign * user.deleted;
+  counts.unstructured += sign * user.unstructured;
+}
+
 function checkTime(record: EntryRecord, name: string, time: unknown): void {
   if (!(typeof time === "number" && Math.abs(time) <= MAX_TIME_MS)) {
     throw refused(record, `its ${name} (${String(time)}) is not a time a JS Date can hold (±${MAX_TIME_MS} ms around 1970)`);
@@ -425,7 +523,8 @@ export class Change {
   readonly #state: EntryState;
   /** The one user this change may touch (a write for one user), or null (import: any). */
   readonly userId: string | null;
-  readonly #log: Array<{ id: string; before: EntryRecord | undefined }> = [];
+  /** `cold`: the record went to a user not in memory ({@link EntryState.insertCold}). */
+  readonly #log: Array<{ id: string; before: EntryRecord | undefined; cold?: EntryRecord }> = [];
   readonly #after = new Map<string, EntryRecord>();
 
   constructor(state: EntryState, userId: string | null = null) {
@@ -438,6 +537,14 @@ export class Change {
     this.#checkUser(record);
     this.#state.insert(record);
     this.#logged(record, undefined);
+  }
+
+  /** Adds a new entry of a user not in memory, without loading the user (see {@link EntryState.insertCold}). */
+  insertCold(record: EntryRecord): void {
+    this.#checkUser(record);
+    this.#state.insertCold(record);
+    this.#log.push({ id: record.id, before: undefined, cold: record });
+    this.#after.set(record.id, record);
   }
 
   /** Replaces an existing entry by its next version. */
@@ -494,8 +601,9 @@ export class Change {
 
   undo(): void {
     for (let i = this.#log.length - 1; i >= 0; i--) {
-      const { id, before } = this.#log[i]!;
-      if (before === undefined) this.#state.remove(id);
+      const { id, before, cold } = this.#log[i]!;
+      if (cold !== undefined) this.#state.removeCold(cold);
+      else if (before === undefined) this.#state.remove(id);
       else this.#state.revert(before);
     }
     this.#log.length = 0;

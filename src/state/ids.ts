@@ -71,6 +71,11 @@ export class SeqCounter {
     this.#floor = next - 1;
   }
 
+  /** The last seq handed out (every entry in the store has this seq or a smaller one). */
+  get last(): number {
+    return this.#next - 1;
+  }
+
   /** The seq of the next new entry (with a source, possibly past the block: see {@link overran}). */
   next(): number {
     return this.#next++;

@@ -43,6 +43,8 @@ import { restoreEntry } from "./restore.ts";
 import { historyOf } from "./history.ts";
 import { reextractEntries } from "./reextract.ts";
 import { addMany } from "./add-many.ts";
+import { importUnloaded } from "./import-unloaded.ts";
+import { ExportWatch } from "./export-stream.ts";
 import type { AddOptions, ExportOptions, ForgetOptions, ForgetTarget, ImportOptions, ListOptions, RecallOptions, ReextractSummary } from "./options.ts";
 
 /**
@@ -69,6 +71,13 @@ export class MemoryStore {
   readonly #inflight = new Set<Promise<unknown>>();
   readonly #follower: StoreFollower;
   readonly #users: UserLoader;
+  readonly #exports: ExportWatch;
+  /**
+   * Other processes write this store too (PostgreSQL): whole-store export and import then read the backend
+   * (`scan`), which sees every process's users, rather than this process's catalog (export-stream.ts,
+   * import-unloaded.ts), which knows only the users it has served since it opened.
+   */
+  readonly #sharedWrites: boolean;
   #truncatedRecovered: number;
   #formatVersion: number;
   #closed = false;
@@ -107,6 +116,11 @@ export class MemoryStore {
       shared && { seqs: parts.pipeline.seqs, catchUp: (u) => shared.catchUp(u) },
     );
     if (shared !== null) parts.users.catchUpWith((u) => shared.beforeCall(u));
+    this.#sharedWrites = shared !== null;
+    // An import under maxLoadedUsers writes users it does not load: a load reads them once they are written.
+    if (parts.users.bounded) parts.users.loadAfter(() => this.#queue.idle());
+    this.#exports = new ExportWatch(parts.state);
+    this.#queue.onWrite((userId) => this.#exports.beforeWrite(userId));
     this.#follower = new StoreFollower(parts.backend, parts.state, {
       readOnly: parts.readOnly,
       follow: parts.follow,
@@ -457,6 +471,10 @@ export class MemoryStore {
   async *#exportLines(userId: string | null, entryFormat: number): AsyncGenerator<string> {
     this.#checkOpen();
     await this.#follower.beforeCall();
+    if (userId === null && this.#users.perUser && !this.#sharedWrites && entryFormat === EXPORT_ENTRY_FORMAT) {
+      yield* this.#exportStreamed();
+      return;
+    }
     const records = await exportRecords(userId, this.#users, this.#queue, this.#backend, (read) => this.#durable(read), this.#state);
     const legacy = entryFormat === LEGACY_EXPORT_ENTRY_FORMAT;
     // Refused before the first line, so a refused export writes nothing.
@@ -470,6 +488,25 @@ export class MemoryStore {
       count: records.length,
     });
     for (const record of records) yield entryLine(record, legacy);
+  }
+
+  /** Every user, one at a time, as the store was when the export started (see export-stream.ts), without holding the write queue. */
+  async *#exportStreamed(): AsyncGenerator<string> {
+    const start = () => this.#durable(() => ({ users: [...this.#state.users()], count: this.#state.size, lastSeq: this.#pipeline.seqs.last }));
+    for await (const part of this.#exports.stream(start, this.#users, (read) => this.#durable(read))) {
+      if (typeof part === "number") {
+        yield headerLine({
+          moomem_export: EXPORT_FORMAT,
+          entry_format: EXPORT_ENTRY_FORMAT,
+          embedder: this.#identity,
+          user_id: null,
+          exported_at: readClock(this.#pipeline.clock),
+          count: part,
+        });
+      } else {
+        for (const record of part) yield entryLine(record);
+      }
+    }
   }
 
   /**
@@ -493,11 +530,24 @@ export class MemoryStore {
       const source = checkImportSource(lines);
       const { partial } = readImportOptions(options);
       const parsed = await readImport(source, partial, this.#pipeline.maxContentChars);
+      if (this.#users.bounded && !this.#sharedWrites) {
+        const { embedder, seqs } = this.#pipeline;
+        return importUnloaded(parsed, partial, {
+          state: this.#state,
+          queue: this.#queue,
+          backend: this.#backend,
+          users: this.#users,
+          embedder,
+          identity: this.#identity,
+          seqs,
+        });
+      }
       // Per-user loading: the users the import names, and those holding an id it names, are loaded for its checks.
       const users = await importUsers(parsed.entries, this.#users, this.#queue, this.#backend);
       return this.#users.use(users, async () => {
-        await embedImported(parsed, this.#state, partial, this.#pipeline.embedder, this.#identity);
-        return this.#queue.write(async (change) => applyImport(change, parsed, this.#state, partial, this.#pipeline.seqs));
+        const stored = (id: string): ReturnType<EntryState["get"]> => this.#state.get(id);
+        await embedImported(parsed, () => Promise.resolve(stored), partial, this.#pipeline.embedder, this.#identity);
+        return this.#queue.write(async (change) => applyImport(change, parsed, stored, partial, this.#pipeline.seqs));
       });
     });
   }

@@ -19,16 +19,7 @@ export function summarizeAll(state: EntryState): UserSummary[] {
   return out.sort((a, b) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0));
 }
 
-/**
- * Bytes an entry in memory takes, roughly: the record (UTF-16 content, metadata, vector) and what the
- * user's indexes hold of it (a vector copy, postings, dedup key). Measured with bench/ (docs/bench/).
- */
-function entryBytes(record: EntryRecord): number {
-  const vector = record.embedding === null ? 0 : record.embedding.length * 8;
-  return 480 + record.content.length * 4 + vector;
-}
-
-/** `stats()`'s counts per status and of users, without loading anyone; and the loaded users with their estimated bytes. */
+/** `stats()`'s counts per status and of users, without loading anyone; and the loaded users with their estimated bytes (running counts: O(1)). */
 export function statusCounts(state: EntryState): {
   users: number;
   active: number;
@@ -38,23 +29,17 @@ export function statusCounts(state: EntryState): {
   loadedUsers: number;
   loadedBytes: number;
 } {
-  const counts = { users: 0, active: 0, superseded: 0, deleted: 0, unstructured: 0, loadedUsers: 0, loadedBytes: 0 };
-  for (const user of state.loadedUsers()) {
-    counts.users++;
-    counts.loadedUsers++;
-    for (const r of state.entriesOf(user)) {
-      counts[r.status]++;
-      counts.loadedBytes += entryBytes(r);
-    }
-  }
-  for (const user of state.coldUsers()) {
-    counts.users++;
-    counts.active += user.active;
-    counts.superseded += user.superseded;
-    counts.deleted += user.deleted;
-    counts.unstructured += user.unstructured;
-  }
-  return counts;
+  const loaded = state.loadedCounts();
+  const cold = state.coldCounts();
+  return {
+    users: state.loadedUserCount + state.coldUserCount,
+    active: loaded.active + cold.active,
+    superseded: loaded.superseded + cold.superseded,
+    deleted: loaded.deleted + cold.deleted,
+    unstructured: loaded.unstructured + cold.unstructured,
+    loadedUsers: state.loadedUserCount,
+    loadedBytes: loaded.bytes,
+  };
 }
 
 /** Every entry the backend holds, in seq order, read once every write is durable and before any other runs. */

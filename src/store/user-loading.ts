@@ -23,6 +23,8 @@ export class UserLoader {
   readonly #recent = new Map<string, true>();
   /** A store several processes write: catches the users of a call up with the others' writes (store/shared-catch-up.ts). */
   #beforeCall: ((users: readonly string[]) => Promise<void>) | null = null;
+  /** Resolves once the writes queued so far are durable (see {@link loadAfter}). */
+  #writesSettled: () => Promise<void> = () => Promise.resolve();
 
   /** `backend`: null when every user was loaded at open (a backend without the capability). */
   constructor(state: EntryState, backend: (PersistenceBackend & UserLoading) | null, maxLoaded: number | null) {
@@ -34,6 +36,40 @@ export class UserLoader {
   /** Runs `check` before every call, once its users are loaded and pinned (a store several processes write). */
   catchUpWith(check: (users: readonly string[]) => Promise<void>): void {
     this.#beforeCall = check;
+  }
+
+  /**
+   * Loads wait for `settled` first: an import under a bound writes entries of users it does not load
+   * (state/entry-state.ts, `insertCold`), and a load must read them from the backend once they are there.
+   */
+  loadAfter(settled: () => Promise<void>): void {
+    this.#writesSettled = settled;
+  }
+
+  /** Whether users are loaded when asked and unloaded beyond a bound (`maxLoadedUsers`). */
+  get bounded(): boolean {
+    return this.#backend !== null && this.#maxLoaded !== null;
+  }
+
+  /**
+   * Pins these users (never unloaded) until the returned release is called: for a write that puts
+   * entries of users already in memory, without loading any other.
+   */
+  pin(userIds: Iterable<string>): () => void {
+    const users = [...new Set(userIds)];
+    for (const u of users) this.#pins.set(u, (this.#pins.get(u) ?? 0) + 1);
+    return () => {
+      this.#unpin(users);
+      this.#evict();
+    };
+  }
+
+  #unpin(users: readonly string[]): void {
+    for (const u of users) {
+      const n = this.#pins.get(u)! - 1;
+      if (n === 0) this.#pins.delete(u);
+      else this.#pins.set(u, n);
+    }
   }
 
   /** Whether users are loaded when asked (false: the whole store was read at open). */
@@ -51,20 +87,14 @@ export class UserLoader {
       if (this.#beforeCall !== null) await this.#beforeCall(users);
       return await fn();
     } finally {
-      for (const u of users) {
-        const n = this.#pins.get(u)! - 1;
-        if (n === 0) this.#pins.delete(u);
-        else this.#pins.set(u, n);
-      }
+      this.#unpin(users);
       this.#evict();
     }
   }
 
-  /** Loaded users now (every user with entries in memory). */
+  /** Loaded users now (every user with entries in memory): the state's running count, O(1) on every call's way out. */
   get loadedCount(): number {
-    let n = 0;
-    for (const _ of this.#state.loadedUsers()) n++;
-    return n;
+    return this.#state.loadedUserCount;
   }
 
   async #ensure(userId: string): Promise<void> {
@@ -81,9 +111,16 @@ export class UserLoader {
 
   async #load(userId: string): Promise<void> {
     const backend = this.#backend!;
-    const records: EntryRecord[] = await callBackend(backend.location, `loading user ${userId}`, () => backend.loadUser(userId));
-    // Checked, as every entry an open reads (see state/entry-state.ts, `load`); the user stays unloaded if one is refused.
-    if (this.#state.isCold(userId)) this.#state.loadUser(userId, records.map(withLifecycle));
+    for (;;) {
+      await this.#writesSettled();
+      const writes = this.#state.coldWrites;
+      const records: EntryRecord[] = await callBackend(backend.location, `loading user ${userId}`, () => backend.loadUser(userId));
+      // An import wrote entries of users not loaded while this one was read: they may be missing from what was read.
+      if (this.#state.coldWrites !== writes) continue;
+      // Checked, as every entry an open reads (see state/entry-state.ts, `load`); the user stays unloaded if one is refused.
+      if (this.#state.isCold(userId)) this.#state.loadUser(userId, records.map(withLifecycle));
+      return;
+    }
   }
 
   /** Unloads the least recently used users beyond the bound, skipping any in use (pinned) or being loaded. */
@@ -92,7 +129,8 @@ export class UserLoader {
     if (max === null) return;
     let excess = this.loadedCount - max;
     if (excess <= 0) return;
-    for (const userId of [...this.#recent.keys()]) {
+    // A Map's iterator tolerates deleting the key it is on: no copy of the users per call.
+    for (const userId of this.#recent.keys()) {
       if (excess <= 0) break;
       if (this.#pins.has(userId) || this.#loading.has(userId)) continue;
       this.#recent.delete(userId);

@@ -56,6 +56,7 @@ export class WriteQueue {
   #preparing = false;
   #failure: { error: unknown } | null = null;
   readonly #shared: SharedQueue | null;
+  #beforeWrite: (userId: string) => void = () => {};
 
   /** `shared`: for a backend several processes write (seqs from the backend, catch-up and retry on a conflict). */
   constructor(state: EntryState, backend: PersistenceBackend, afterGroup: () => void, shared: SharedQueue | null = null) {
@@ -136,6 +137,17 @@ export class WriteQueue {
     return last === undefined ? null : last.settled;
   }
 
+  /** `fn` runs before each write for one user changes anything (an export under way keeps that user's entries: export-stream.ts). */
+  onWrite(fn: (userId: string) => void): void {
+    this.#beforeWrite = fn;
+  }
+
+  /** Resolves once every write queued so far has been applied and is durable or rolled back. */
+  async idle(): Promise<void> {
+    await this.#tail;
+    await this.drained();
+  }
+
   /** Resolves once nothing is staged (everything durable or rolled back). */
   async drained(): Promise<void> {
     for (let last = this.#staged.at(-1); last !== undefined; last = this.#staged.at(-1)) await last.settled;
@@ -143,6 +155,7 @@ export class WriteQueue {
 
   async #step<T>(op: (change: Change) => Promise<T>, userId: string | null, resolve: (v: T) => void, reject: (e: unknown) => void): Promise<void> {
     this.#rollbackIfFailed();
+    if (userId !== null) this.#beforeWrite(userId);
     const seqs = this.#shared?.seqs ?? null;
     let change: Change;
     let result: T;

@@ -2,7 +2,7 @@
 
 import type { EntryRecord } from "../types.ts";
 import { invalidArgument } from "../errors.ts";
-import { MAX_TIME_MS, isLive, type EntryState } from "../state/entry-state.ts";
+import { MAX_TIME_MS, isLive } from "../state/entry-state.ts";
 import { isPurged, MAX_CONFLICT_IDS } from "../state/lifecycle.ts";
 import { PLUGIN_LIMITS } from "../validation/plugin-checks.ts";
 import { checkMetadata, checkUserId, isBlankText, METADATA_LIMITS } from "../validation/arguments.ts";
@@ -125,6 +125,9 @@ export interface ImportedEntries {
   lines: readonly number[];
 }
 
+/** The store's entry with this id (any user's), as far as an import's checks need it; undefined when the store has none. */
+export type StoredLookup = (id: string) => Pick<EntryRecord, "userId" | "content" | "status"> | undefined;
+
 /** What an import will do to the store. */
 export interface ImportPlan {
   /** Entries new to the store, in file order. */
@@ -143,7 +146,7 @@ export interface ImportPlan {
  * until an entry of the same user has that id, as history and restore follow links only within a
  * user. Pure: the store runs it once before computing vectors and again inside the write.
  */
-export function planImport(imported: ImportedEntries, state: EntryState, partial: boolean): ImportPlan {
+export function planImport(imported: ImportedEntries, stored: StoredLookup, partial: boolean): ImportPlan {
   const { entries, lines } = imported;
   // Who owns each imported id, made on the first link met (an import of live entries has none).
   let owners: Map<string, string> | null = null;
@@ -158,15 +161,15 @@ export function planImport(imported: ImportedEntries, state: EntryState, partial
   const users = new Set<string>();
   let existing = 0;
   entries.forEach((entry, i) => {
-    const stored = state.get(entry.id);
-    if (stored === undefined) {
+    const found = stored(entry.id);
+    if (found === undefined) {
       fresh.push(entry);
       users.add(entry.userId);
-      if (entry.supersededBy !== undefined) checkLink(entry, "superseded_by", entry.supersededBy, lines[i]!, ownerInImport, state, partial);
-      for (const id of entry.lifecycle.conflict ?? []) checkLink(entry, "lifecycle.conflict", id, lines[i]!, ownerInImport, state, partial);
+      if (entry.supersededBy !== undefined) checkLink(entry, "superseded_by", entry.supersededBy, lines[i]!, ownerInImport, stored, partial);
+      for (const id of entry.lifecycle.conflict ?? []) checkLink(entry, "lifecycle.conflict", id, lines[i]!, ownerInImport, stored, partial);
       return;
     }
-    if (stored.userId === entry.userId && stored.content === entry.content && stored.status === entry.status) {
+    if (found.userId === entry.userId && found.content === entry.content && found.status === entry.status) {
       existing++;
       return;
     }
@@ -181,10 +184,10 @@ function checkLink(
   id: string,
   line: number,
   ownerInImport: (id: string) => string | undefined,
-  state: EntryState,
+  stored: StoredLookup,
   partial: boolean,
 ): void {
-  const owner = ownerInImport(id) ?? state.get(id)?.userId;
+  const owner = ownerInImport(id) ?? stored(id)?.userId;
   if (owner === undefined) {
     if (partial) return;
     throw invalidArgument(

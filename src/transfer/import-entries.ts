@@ -5,11 +5,11 @@ import type { EmbedderIdentity } from "../persistence/backend.ts";
 import { invalidArgument } from "../errors.ts";
 import { embedTexts } from "../embedding/embed-texts.ts";
 import { asArgumentError, checkKnownKeys, checkOptions, describe } from "../validation/arguments.ts";
-import type { Change, EntryState } from "../state/entry-state.ts";
+import type { Change } from "../state/entry-state.ts";
 import type { SeqCounter } from "../state/ids.ts";
 import { isPurged } from "../state/lifecycle.ts";
 import { parseImport, type ParsedImport } from "./jsonl-transfer.ts";
-import { planImport } from "./import-check.ts";
+import { planImport, type StoredLookup } from "./import-check.ts";
 
 /** Vectors recomputed per embedder call during an import. */
 const EMBED_BATCH = 256;
@@ -34,11 +34,17 @@ export function readImport(source: Iterable<string> | AsyncIterable<string>, par
  * checked against the store first, so a refused import costs no embedding call. An embedder failure
  * leaves those entries without a vector, with the reason in their lifecycle (found by keywords).
  */
-export async function embedImported(parsed: ParsedImport, state: EntryState, partial: boolean, embedder: Embedder, identity: EmbedderIdentity): Promise<void> {
+export async function embedImported(
+  parsed: ParsedImport,
+  stored: () => Promise<StoredLookup>,
+  partial: boolean,
+  embedder: Embedder,
+  identity: EmbedderIdentity,
+): Promise<void> {
   const sameSpace = parsed.header === null ? null : parsed.header.embedder.id === identity.id && parsed.header.embedder.dim === identity.dim;
   const reembed = parsed.entries.filter((e) => !isPurged(e) && (sameSpace === false || e.embedding === null || e.embedding.length !== identity.dim));
   // Checked against the store before any vector is computed, and again when applied.
-  if (reembed.length > 0) planImport(parsed, state, partial);
+  if (reembed.length > 0) planImport(parsed, await stored(), partial);
   for (let i = 0; i < reembed.length; i += EMBED_BATCH) {
     const slice = reembed.slice(i, i + EMBED_BATCH);
     const embedded = await embedTexts(
@@ -53,13 +59,25 @@ export async function embedImported(parsed: ParsedImport, state: EntryState, par
   }
 }
 
-/** In the write queue: checks the import against the store again and inserts the entries new to it, numbered by `seqs`. */
-export function applyImport(change: Change, parsed: ParsedImport, state: EntryState, partial: boolean, seqs: SeqCounter): ImportSummary {
-  const plan = planImport(parsed, state, partial);
+/**
+ * In the write queue: checks the import against the store again and inserts the entries new to it,
+ * numbered by `seqs`. `inMemory(userId)` false: the entry goes to a user not loaded, without loading
+ * it (`Change.insertCold`: an import under `maxLoadedUsers`).
+ */
+export function applyImport(
+  change: Change,
+  parsed: ParsedImport,
+  stored: StoredLookup,
+  partial: boolean,
+  seqs: SeqCounter,
+  inMemory: (userId: string) => boolean = () => true,
+): ImportSummary {
+  const plan = planImport(parsed, stored, partial);
   // The parsed entries are this call's own objects: numbered in place rather than copied.
   for (const entry of plan.fresh) {
     entry.seq = seqs.next();
-    change.insert(entry);
+    if (inMemory(entry.userId)) change.insert(entry);
+    else change.insertCold(entry);
   }
   // New ids must never reach the seq an imported id names (see state/ids.ts).
   seqs.passIds(plan.fresh);

@@ -15,6 +15,16 @@ export function comparable(value: unknown): unknown {
   return JSON.parse(text.replace(/([0-9a-f]{12})-[0-9a-f]{4}/g, "$1")) as unknown;
 }
 
+/**
+ * An export's entry lines as comparable objects, ordered by user then seq: a store that loads users when
+ * asked exports user by user (src/store/export-stream.ts), one holding every user in seq order.
+ */
+export function comparableExport(lines: readonly string[]): unknown {
+  const entries = lines.slice(1).map((l) => JSON.parse(l) as { user_id: string; seq: number });
+  entries.sort((a, b) => (a.user_id < b.user_id ? -1 : a.user_id > b.user_id ? 1 : a.seq - b.seq));
+  return comparable(entries);
+}
+
 const USERS = ["ann", "bob", "cy", "dee", "eve"];
 const WORDS = ["peanut", "allergy", "Beijing", "Shenzhen", "cat", "dog", "salary", "doctor", "wedding", "coffee", "tea", "Berlin", "Paris", "violin"];
 const SENTENCES = [

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { MemoryStore } from "../../src/node.ts";
 import { seededRandom } from "../helpers/seeded-random.ts";
 import { rejectsWith } from "../helpers/scripted.ts";
-import { T0, comparable, randomOp } from "../helpers/random-ops.ts";
+import { T0, comparableExport, randomOp } from "../helpers/random-ops.ts";
 
 async function withDir(body: (dir: string) => Promise<void>): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), "moomem-per-user-files-"));
@@ -22,7 +22,7 @@ async function withDir(body: (dir: string) => Promise<void>): Promise<void> {
 async function exported(mem: MemoryStore): Promise<unknown> {
   const lines: string[] = [];
   for await (const line of mem.export()) lines.push(line);
-  return comparable(lines.slice(1).map((l) => JSON.parse(l) as unknown));
+  return comparableExport(lines);
 }
 
 describe("per-user loading on files", () => {

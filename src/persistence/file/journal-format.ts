@@ -94,6 +94,8 @@ function checksumStart(gen: number, n: number, synced: number, time: number, con
 
 const CLOSE = encodeUtf8("}\n");
 
+const utf8 = new TextEncoder();
+
 /**
  * One journal line (with its newline) holding one batch, in the format of a journal of `version`
  * (sparse vectors from v3 on, `lifecycle` from v4 on). `time` is rounded to whole ms.
@@ -103,9 +105,38 @@ export function encodeJournalRecord(gen: number, record: JournalRecord, version:
   const continues = record.continues === true;
   const sparse = version >= 3;
   const legacy = version < 4;
-  const body = encodeUtf8(`[${record.entries.map((entry) => entryJsonText(entry, sparse, legacy)).join(",")}]`);
-  const crc = crc32Update(checksumStart(gen, record.n, record.synced, time, continues), body);
-  return concat([encodeUtf8(prefix(record.n, record.synced, time, continues, crc)), body, CLOSE]);
+  const text = `[${record.entries.map((entry) => entryJsonText(entry, sparse, legacy)).join(",")}]`;
+  const start = checksumStart(gen, record.n, record.synced, time, continues);
+  return (
+    encodeInPlace(text, start, (crc) => prefix(record.n, record.synced, time, continues, crc)) ??
+    encodeCopying(text, start, (crc) => prefix(record.n, record.synced, time, continues, crc))
+  );
+}
+
+/**
+ * The same bytes as {@link encodeCopying}, written once into one buffer: the body is encoded after room
+ * for the longest prefix, and the prefix (which holds the body's CRC, so comes last) right before it.
+ * Null when the body is not all ASCII (then its UTF-8 is longer than its text and the room is wrong).
+ * Spares the body's copy into a second buffer, which a large import paid for every journal line.
+ */
+function encodeInPlace(text: string, start: number, prefixOf: (crc: number) => string): Uint8Array | null {
+  // Ten digits is the longest CRC: the prefix is at most this long.
+  const room = prefixOf(4_294_967_295).length;
+  const out = new Uint8Array(room + text.length + CLOSE.length);
+  const body = out.subarray(room, room + text.length);
+  const { read, written } = utf8.encodeInto(text, body);
+  if (read !== text.length || written !== text.length) return null;
+  const head = prefixOf(crc32Update(start, body));
+  const from = room - head.length;
+  for (let i = 0; i < head.length; i++) out[from + i] = head.charCodeAt(i);
+  out.set(CLOSE, room + text.length);
+  return from === 0 ? out : out.subarray(from);
+}
+
+function encodeCopying(text: string, start: number, prefixOf: (crc: number) => string): Uint8Array {
+  const body = encodeUtf8(text);
+  const crc = crc32Update(start, body);
+  return concat([encodeUtf8(prefixOf(crc)), body, CLOSE]);
 }
 
 /** A line whose framing and CRC are right; its entries are decoded separately. */

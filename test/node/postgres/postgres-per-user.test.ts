@@ -7,7 +7,7 @@ import { PostgresBackend } from "../../../src/persistence/postgres/postgres-back
 import { fromPgPool } from "../../../src/persistence/postgres/pg-adapter.ts";
 import type { SqlClient } from "../../../src/persistence/postgres/sql-client.ts";
 import { seededRandom } from "../../helpers/seeded-random.ts";
-import { T0, comparable, randomOp } from "../../helpers/random-ops.ts";
+import { T0, comparableExport, randomOp } from "../../helpers/random-ops.ts";
 import { clusterPerFile } from "./cluster.ts";
 
 const db = clusterPerFile("u");
@@ -16,7 +16,7 @@ const { freshSchema } = db;
 async function exported(mem: MemoryStore): Promise<unknown> {
   const lines: string[] = [];
   for await (const line of mem.export()) lines.push(line);
-  return comparable(lines.slice(1).map((l) => JSON.parse(l) as unknown));
+  return comparableExport(lines);
 }
 
 /** A client that records the text of every statement sent through it. */

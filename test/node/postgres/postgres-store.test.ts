@@ -229,6 +229,25 @@ describe("MemoryStore on PostgreSQL", () => {
     await reread.close();
   });
 
+  it("export and import of every user see the users another store created after this one opened (bounded or not)", async () => {
+    const schema = freshSchema();
+    for (const maxLoadedUsers of [undefined, 1]) {
+      const mine = await MemoryStore.open("pg", { backend: backend(schema), ...(maxLoadedUsers === undefined ? {} : { maxLoadedUsers }) });
+      const other = await MemoryStore.open("pg", { backend: backend(schema) });
+      await other.add(`late-${maxLoadedUsers ?? "all"}`, "I keep bees on the roof");
+      await other.close();
+      const lines = await collect(mine.export());
+      const header = JSON.parse(lines[0]!) as { count: number };
+      const users = lines.slice(1).map((l) => (JSON.parse(l) as { user_id: string }).user_id);
+      expect(users).toContain(`late-${maxLoadedUsers ?? "all"}`);
+      expect(header.count).toBe(lines.length - 1);
+      // Importing the export into a fresh schema gives every entry back.
+      const copy = await MemoryStore.open("pg", { backend: backend(freshSchema()) });
+      expect((await copy.import(lines)).entries).toBe(lines.length - 1);
+      await copy.close();
+      await mine.close();
+    }
+  });
   it("a write that lost the race is judged again on what the other writer stored, with no transaction open during the judge calls", async () => {
     const schema = freshSchema();
     const a = await MemoryStore.open("pg", { backend: backend(schema) });

@@ -1,0 +1,59 @@
+// Running counts of entries per status and their estimated bytes, kept on every change instead of walked per call.
+
+import type { EntryRecord } from "../types.ts";
+
+/**
+ * Bytes an entry in memory takes, roughly, once its user's indexes are built: what
+ * bench/heap-per-entry.ts measured (JS heap and array buffers) with the hashing embedder, 256
+ * dimensions, 60-character contents: about 1,900 bytes for the record (object, strings, lookups, its
+ * vector) and 2,400 for what the indexes hold of it (postings, dedup key, the vector index's copy)
+ * (docs/bench/bulk-ingest.md).
+ */
+export function entryBytes(record: EntryRecord): number {
+  return fixedBytes(record) + indexedBytes(record);
+}
+
+function dimOf(record: EntryRecord): number {
+  return record.embedding === null ? 0 : record.embedding.length;
+}
+
+/** The record's part of {@link entryBytes}, known without reading its content (a load reads none). */
+function fixedBytes(record: EntryRecord): number {
+  return 900 + 4 * dimOf(record);
+}
+
+/** The indexes' part of {@link entryBytes}: it grows with the content (postings, dedup key) and the vector (the index's own copy, with room to grow). */
+function indexedBytes(record: EntryRecord): number {
+  return 1000 + 2 * record.content.length + 5 * dimOf(record);
+}
+
+/** Counts of some entries: per status, in all, and their estimated bytes ({@link entryBytes}). */
+export interface StatusCounts {
+  total: number;
+  active: number;
+  superseded: number;
+  deleted: number;
+  unstructured: number;
+  bytes: number;
+}
+
+export function emptyCounts(): StatusCounts {
+  return { total: 0, active: 0, superseded: 0, deleted: 0, unstructured: 0, bytes: 0 };
+}
+
+/**
+ * Counts `record` in (`sign` 1) or out (`sign` -1). Records are immutable, so counting a version out
+ * undoes exactly what counting it in did, given the same `indexed`. The indexes' part is counted only
+ * for an `indexed` record (its user's indexes built): loading a user reads nothing of its entries'
+ * content until they are indexed (state/entry-state.ts, `load`), and building adds it ({@link countContent}).
+ */
+export function countRecord(counts: StatusCounts, record: EntryRecord, sign: 1 | -1, indexed: boolean): void {
+  counts.total += sign;
+  counts[record.status] += sign;
+  counts.bytes += sign * (indexed ? entryBytes(record) : fixedBytes(record));
+}
+
+/** Adds the indexes' part of these records' bytes: their user's indexes were just built. */
+export function countContent(counts: StatusCounts, records: readonly EntryRecord[]): void {
+  for (const record of records) counts.bytes += indexedBytes(record);
+}
