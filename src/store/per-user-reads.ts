@@ -62,10 +62,18 @@ export async function exportRecords(
   state: EntryState,
 ): Promise<EntryRecord[]> {
   if (userId !== null) return users.use(userId, () => durable(() => [...state.entriesOf(userId)]));
-  if (!users.perUser) return durable(() => [...state.all()]);
-  const records: EntryRecord[] = [];
-  await scanAll(queue, backend, (record) => records.push(record));
-  return records;
+  const records: EntryRecord[] = users.perUser ? [] : await durable(() => [...state.all()]);
+  if (users.perUser) await scanAll(queue, backend, (record) => records.push(record));
+  return records.sort(exportOrder);
+}
+
+/**
+ * The order of a whole-store export, however the store was opened: by user id (code unit order, as
+ * `Array.prototype.sort` orders strings), each user's entries in seq order. A store that loads users when
+ * asked streams users in this order (export-stream.ts), so one store exports the same lines read-only or not.
+ */
+function exportOrder(a: EntryRecord, b: EntryRecord): number {
+  return a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : a.seq - b.seq;
 }
 
 /**
