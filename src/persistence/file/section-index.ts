@@ -2,7 +2,7 @@
 
 import type { EntryRecord } from "../../types.ts";
 import type { CatalogUser } from "../backend.ts";
-import { MoomemError } from "../../errors.ts";
+import { JournalVersions, bothStored } from "./journal-versions.ts";
 import { countEntry, emptyCatalogUser } from "../user-catalog.ts";
 import { seqsOf, type SectionRecord, type SectionTable } from "./sectioned-snapshot.ts";
 
@@ -20,10 +20,7 @@ import { seqsOf, type SectionRecord, type SectionTable } from "./sectioned-snaps
 export class SectionIndex {
   readonly table: SectionTable;
   readonly #sections = new Map<string, SectionRecord>();
-  /** The journal's latest version of each entry, per user and id. */
-  readonly #journal = new Map<string, Map<string, EntryRecord>>();
-  /** The journal entry holding each seq: its id and user. */
-  readonly #journalSeqs = new Map<number, { id: string; userId: string }>();
+  readonly #journal = new JournalVersions();
   /** Summaries of users whose section was read at open (the journal writes to them): the table's counts no longer hold. */
   readonly #settled = new Map<string, CatalogUser>();
 
@@ -34,12 +31,7 @@ export class SectionIndex {
 
   /** A journal entry (read at open, or appended by this process). */
   addJournal(entry: EntryRecord): void {
-    const holder = this.#journalSeqs.get(entry.seq);
-    if (holder !== undefined && holder.id !== entry.id) throw bothStored(holder.id, entry.id, entry.seq);
-    this.#journalSeqs.set(entry.seq, { id: entry.id, userId: entry.userId });
-    let versions = this.#journal.get(entry.userId);
-    if (versions === undefined) this.#journal.set(entry.userId, (versions = new Map()));
-    versions.set(entry.id, entry);
+    this.#journal.add(entry);
   }
 
   /**
@@ -48,12 +40,12 @@ export class SectionIndex {
    * {@link FormatError} for a seq list that does not match its record.
    */
   toSettle(): SectionRecord[] {
-    if (this.#journalSeqs.size === 0) return [];
-    const seqs = [...this.#journalSeqs.keys()].sort((a, b) => a - b);
+    if (this.#journal.count === 0) return [];
+    const seqs = this.#journal.seqs();
     const out: SectionRecord[] = [];
     for (const section of this.#sections.values()) {
-      if (this.#journal.has(section.userId)) out.push(section);
-      else if (holdsOneOf(seqs, section.lo, section.hi) && seqsOf(section).some((seq) => this.#journalSeqs.has(seq))) out.push(section);
+      if (this.#journal.holdsUser(section.userId)) out.push(section);
+      else if (holdsOneOf(seqs, section.lo, section.hi) && seqsOf(section).some((seq) => this.#journal.holder(seq) !== undefined)) out.push(section);
     }
     return out;
   }
@@ -79,22 +71,21 @@ export class SectionIndex {
    * A line whose seq a journal entry of another id holds is `STORE_CORRUPTED`.
    */
   merge(userId: string, lines: readonly EntryRecord[]): EntryRecord[] {
-    const versions = this.#journal.get(userId);
     const out: EntryRecord[] = [];
     for (const line of lines) {
-      const holder = this.#journalSeqs.get(line.seq);
+      const holder = this.#journal.holder(line.seq);
       if (holder !== undefined && (holder.id !== line.id || holder.userId !== userId)) {
         throw bothStored(`entry ${line.id} of user ${userId} in the snapshot`, `${holder.id} of user ${holder.userId} in the journal`, line.seq);
       }
-      if (versions?.has(line.id) !== true) out.push(line);
+      if (!this.#journal.has(userId, line.id)) out.push(line);
     }
-    if (versions !== undefined) out.push(...versions.values());
+    out.push(...this.#journal.of(userId));
     return out.sort((a, b) => a.seq - b.seq);
   }
 
   /** Whether `line` (a snapshot line of its user) has a later version in the journal. */
   isReplaced(line: EntryRecord): boolean {
-    return this.#journal.get(line.userId)?.has(line.id) === true;
+    return this.#journal.has(line.userId, line.id);
   }
 
   /** The user's section, or undefined when the snapshot holds none of theirs. */
@@ -109,7 +100,7 @@ export class SectionIndex {
 
   /** Users with entries in the journal but no section. */
   journalOnlyUsers(): string[] {
-    return [...this.#journal.keys()].filter((u) => !this.#sections.has(u));
+    return [...this.#journal.users()].filter((u) => !this.#sections.has(u));
   }
 
   /** Every user with at least one entry, with their counts (the table's, or what the open read for users the journal wrote to). */
@@ -118,7 +109,7 @@ export class SectionIndex {
     for (const section of this.#sections.values()) out.push({ ...(this.#settled.get(section.userId) ?? section.summary) });
     for (const userId of this.journalOnlyUsers()) {
       const summary = emptyCatalogUser(userId);
-      for (const entry of this.#journal.get(userId)!.values()) countEntry(summary, entry, 1);
+      for (const entry of this.#journal.of(userId)) countEntry(summary, entry, 1);
       out.push(summary);
     }
     return out.filter((u) => u.total > 0);
@@ -126,14 +117,12 @@ export class SectionIndex {
 
   /** The user's entries written since the snapshot (latest versions). */
   journalOf(userId: string): EntryRecord[] {
-    return [...(this.#journal.get(userId)?.values() ?? [])];
+    return this.#journal.of(userId);
   }
 
   /** Every entry written since the snapshot, in seq order. */
   journalAll(): EntryRecord[] {
-    const all: EntryRecord[] = [];
-    for (const versions of this.#journal.values()) all.push(...versions.values());
-    return all.sort((a, b) => a.seq - b.seq);
+    return this.#journal.all();
   }
 }
 
@@ -147,8 +136,4 @@ function holdsOneOf(seqs: readonly number[], lo: number, hi: number): boolean {
     else b = mid;
   }
   return a < seqs.length && seqs[a]! <= hi;
-}
-
-function bothStored(first: string, second: string, seq: number): MoomemError {
-  return new MoomemError("STORE_CORRUPTED", `${first} and entry ${second} both hold seq ${seq}; the store's data is inconsistent. moomem changed no file.`);
 }

@@ -2,7 +2,7 @@
 
 import type { EntryRecord, EntryStatus } from "../../types.ts";
 import type { CatalogUser } from "../backend.ts";
-import { MoomemError } from "../../errors.ts";
+import { JournalVersions, bothStored } from "./journal-versions.ts";
 import { countEntry, emptyCatalogUser, seqNamedById } from "../user-catalog.ts";
 
 /** One user's lines in the snapshot, in seq order, and their counts. */
@@ -34,11 +34,7 @@ export class UserIndex {
   /** Every snapshot seq, increasing, and the user holding it: a journal entry never takes another user's seq. */
   readonly #seqs: number[] = [];
   readonly #owners: string[] = [];
-  /** The journal's latest version of each entry, per user and id. */
-  readonly #journal = new Map<string, Map<string, EntryRecord>>();
-  /** The id holding each seq in the journal. */
-  readonly #journalSeqs = new Map<number, string>();
-  #journalCount = 0;
+  readonly #journal = new JournalVersions();
   /** Snapshot seqs whose entry has a later version in the journal. */
   readonly #replaced = new Set<number>();
   /** At open: snapshot lines a journal entry may replace, to check by their id before trusting it. */
@@ -66,13 +62,7 @@ export class UserIndex {
    * entry another seq, nor a new entry a seq in use).
    */
   addJournal(entry: EntryRecord, trusted: boolean): void {
-    const holder = this.#journalSeqs.get(entry.seq);
-    if (holder !== undefined && holder !== entry.id) throw bothStored(holder, entry.id, entry.seq);
-    this.#journalSeqs.set(entry.seq, entry.id);
-    let versions = this.#journal.get(entry.userId);
-    if (versions === undefined) this.#journal.set(entry.userId, (versions = new Map()));
-    if (!versions.has(entry.id)) this.#journalCount++;
-    versions.set(entry.id, entry);
+    this.#journal.add(entry);
     const at = this.#snapshotPosition(entry.seq);
     if (at >= 0) {
       if (this.#owners[at] !== entry.userId) throw bothStored(`an entry of user ${this.#owners[at]}`, entry.id, entry.seq);
@@ -103,14 +93,15 @@ export class UserIndex {
   checked(line: LineToCheck, idInSnapshot: string): void {
     this.#toCheck.delete(line.seq);
     if (idInSnapshot === line.id) this.#replaced.add(line.seq);
-    else if (this.#journalSeqs.get(line.seq) !== undefined && this.#journalSeqs.get(line.seq) !== idInSnapshot) {
-      throw bothStored(idInSnapshot, this.#journalSeqs.get(line.seq)!, line.seq);
+    else {
+      const holder = this.#journal.holder(line.seq);
+      if (holder !== undefined && holder.id !== idInSnapshot) throw bothStored(idInSnapshot, holder.id, line.seq);
     }
   }
 
   /** Entries of the latest version, every user. */
   get count(): number {
-    return this.#seqs.length - this.#replaced.size + this.#journalCount;
+    return this.#seqs.length - this.#replaced.size + this.#journal.count;
   }
 
   /** Every user with at least one entry, with their counts. */
@@ -125,10 +116,10 @@ export class UserIndex {
       }
       out.set(userId, summary);
     }
-    for (const [userId, versions] of this.#journal) {
+    for (const userId of this.#journal.users()) {
       let summary = out.get(userId);
       if (summary === undefined) out.set(userId, (summary = emptyCatalogUser(userId)));
-      for (const entry of versions.values()) countEntry(summary, entry, 1);
+      for (const entry of this.#journal.of(userId)) countEntry(summary, entry, 1);
     }
     return [...out.values()].filter((u) => u.total > 0);
   }
@@ -148,20 +139,18 @@ export class UserIndex {
   /** Every user with a snapshot line or a journal entry. */
   users(): string[] {
     const out = new Set(this.#users.keys());
-    for (const userId of this.#journal.keys()) out.add(userId);
+    for (const userId of this.#journal.users()) out.add(userId);
     return [...out];
   }
 
   /** The user's entries written since the snapshot (latest versions). */
   journalOf(userId: string): EntryRecord[] {
-    return [...(this.#journal.get(userId)?.values() ?? [])];
+    return this.#journal.of(userId);
   }
 
   /** Every entry written since the snapshot, in seq order. */
   journalAll(): EntryRecord[] {
-    const all: EntryRecord[] = [];
-    for (const versions of this.#journal.values()) all.push(...versions.values());
-    return all.sort((a, b) => a.seq - b.seq);
+    return this.#journal.all();
   }
 
   /** Whether the snapshot line with this seq has a later version in the journal. */
@@ -186,8 +175,4 @@ function bisect(list: readonly number[], value: number): number {
     else hi = mid - 1;
   }
   return -1;
-}
-
-function bothStored(first: string, second: string, seq: number): MoomemError {
-  return new MoomemError("STORE_CORRUPTED", `${first} and entry ${second} both hold seq ${seq}; the store's data is inconsistent. moomem changed no file.`);
 }
