@@ -26,3 +26,16 @@ export function bundleFixture(script: string, outDir: string): string {
 export function runtimeCommand(bundle: string): string[] {
   return RUNTIME === "deno" ? [process.execPath, "run", "-A", bundle] : [process.execPath, bundle];
 }
+
+/**
+ * The command line that runs a TypeScript fixture as it is (no bundle) on this runtime: Bun and Deno run
+ * TypeScript themselves; Node through tsx's loader, in the same process, so a signal sent to the child
+ * reaches the process that runs the fixture (the tsx launcher would die alone and leave its child running).
+ */
+export function tsFixtureCommand(script: string): string[] {
+  return RUNTIME === "bun"
+    ? [process.execPath, script]
+    : RUNTIME === "deno"
+      ? [process.execPath, "run", "-A", script]
+      : [process.execPath, "--import", "tsx", script];
+}

@@ -12,6 +12,7 @@ import type { SqlClient } from "../../../src/persistence/postgres/sql-client.ts"
 import { rejectsWith } from "../../helpers/scripted.ts";
 import { seededRandom } from "../../helpers/seeded-random.ts";
 import { clusterPerFile } from "./cluster.ts";
+import { tsFixtureCommand } from "../helpers/script-runner.ts";
 
 const db = clusterPerFile("f");
 const { freshSchema } = db;
@@ -139,15 +140,8 @@ describe("a COMMIT whose answer is lost", () => {
 
 describe("a writer process killed with SIGKILL", () => {
   const WRITER = fileURLToPath(new URL("./fixtures/pg-writer.ts", import.meta.url));
-  const g = globalThis as { Bun?: unknown; Deno?: unknown };
-  // The writer must be the process that gets the signal: `node --import tsx`, not the tsx launcher (which would
-  // die alone and leave its node child writing).
-  const command = (): string[] =>
-    g.Bun !== undefined
-      ? [process.execPath, WRITER]
-      : g.Deno !== undefined
-        ? [process.execPath, "run", "-A", WRITER]
-        : [process.execPath, "--import", "tsx", WRITER];
+  // The writer must be the process that gets the signal (tsFixtureCommand: not the tsx launcher).
+  const command = (): string[] => tsFixtureCommand(WRITER);
 
   /** Starts a writer; resolves once `ready(lines)` says so, then SIGKILLs it and resolves to every line it printed. */
   function runUntil(args: string[], ready: (lines: string[]) => boolean, extraDelayMs: number): Promise<string[]> {

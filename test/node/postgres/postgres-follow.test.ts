@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { MemoryStore } from "../../../src/index.ts";
 import { PostgresBackend } from "../../../src/persistence/postgres/postgres-backend.ts";
 import { clusterPerFile } from "./cluster.ts";
+import { tsFixtureCommand } from "../helpers/script-runner.ts";
 
 const db = clusterPerFile("f");
 const { freshSchema } = db;
@@ -34,13 +35,7 @@ const WRITER = fileURLToPath(new URL("./fixtures/pg-mixed-writer.ts", import.met
 
 /** Starts the mixed writer; `lines` fills as it prints, `done` resolves when it exited cleanly. */
 function startWriter(args: string[]): { lines: string[]; done: Promise<void> } {
-  const g = globalThis as { Bun?: unknown; Deno?: unknown };
-  const [cmd, ...rest] =
-    g.Bun !== undefined
-      ? [process.execPath, WRITER]
-      : g.Deno !== undefined
-        ? [process.execPath, "run", "-A", WRITER]
-        : [process.execPath, "--import", "tsx", WRITER];
+  const [cmd, ...rest] = tsFixtureCommand(WRITER);
   const child = spawn(cmd!, [...rest, ...args], { stdio: ["ignore", "pipe", "pipe"] });
   const lines: string[] = [];
   let buffered = "";

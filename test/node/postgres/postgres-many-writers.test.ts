@@ -9,18 +9,13 @@ import { MemoryStore } from "../../../src/index.ts";
 import { PostgresBackend } from "../../../src/persistence/postgres/postgres-backend.ts";
 import type { AddSummary } from "../../../src/types.ts";
 import { clusterPerFile } from "./cluster.ts";
+import { tsFixtureCommand } from "../helpers/script-runner.ts";
 
 const db = clusterPerFile("m");
 const { freshSchema } = db;
 const WRITER = fileURLToPath(new URL("./fixtures/pg-many-writer.ts", import.meta.url));
-const g = globalThis as { Bun?: unknown; Deno?: unknown };
-// The writer must be the process that gets a signal: `node --import tsx`, not the tsx launcher.
-const command = (): string[] =>
-  g.Bun !== undefined
-    ? [process.execPath, WRITER]
-    : g.Deno !== undefined
-      ? [process.execPath, "run", "-A", WRITER]
-      : [process.execPath, "--import", "tsx", WRITER];
+// The writer must be the process that gets a signal (tsFixtureCommand: not the tsx launcher).
+const command = (): string[] => tsFixtureCommand(WRITER);
 
 interface Child {
   process: ChildProcess;
