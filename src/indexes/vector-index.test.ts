@@ -5,6 +5,7 @@ import fc from "fast-check";
 import { VectorIndex } from "./vector-index.ts";
 import { dot, dotAt } from "../embedding/vector-math.ts";
 import { throwsWith } from "../../test/helpers/scripted.ts";
+import { seededRandom } from "../../test/helpers/seeded-random.ts";
 
 function vec(...values: number[]): Float32Array {
   return new Float32Array(values);
@@ -330,5 +331,61 @@ describe("VectorIndex", () => {
       }),
       { numRuns: 40 },
     );
+  });
+});
+
+describe("VectorIndex.addRows and reserve", () => {
+  it("add the vectors one-by-one adds would (same answers, scores to the bit), seeded, across block boundaries", () => {
+    for (const [seed, dim, count, tile] of [
+      [1, 4, 1, 1],
+      [2, 8, 100, 7],
+      [3, 16, 1030, 64],
+      [4, 3, 2100, 500],
+    ] as const) {
+      const random = seededRandom(seed);
+      const single = new VectorIndex(dim);
+      const rows = new VectorIndex(dim);
+      if (seed % 2 === 0) rows.reserve(count);
+      const vectors: Float32Array[] = [];
+      for (let i = 0; i < count; i++) {
+        const v = new Float32Array(dim);
+        for (let c = 0; c < dim; c++) v[c] = random() < 0.5 ? 0 : random() - 0.5;
+        vectors.push(v);
+        single.add(10 + i, v);
+      }
+      for (let start = 0; start < count; start += tile) {
+        const part = vectors.slice(start, start + tile);
+        const flat = new Float32Array(part.length * dim);
+        part.forEach((v, i) => flat.set(v, i * dim));
+        rows.addRows(
+          part.map((_, i) => 10 + start + i),
+          flat,
+        );
+      }
+      expect(rows.size).toBe(count);
+      for (let q = 0; q < 4; q++) {
+        const query = new Float32Array(dim);
+        for (let c = 0; c < dim; c++) query[c] = random() - 0.5;
+        expect(rows.search(query, count)).toEqual(single.search(query, count));
+      }
+      // Removing keeps them equal (the slots are the same).
+      for (let i = 0; i < count; i += 3) expect(rows.remove(10 + i)).toBe(single.remove(10 + i));
+      const query = new Float32Array(dim).fill(0.5);
+      expect(rows.search(query, count)).toEqual(single.search(query, count));
+    }
+  });
+
+  it("refuses a batch with a bad doc, a doc given twice or already there, or a non-finite value, and adds nothing", () => {
+    const index = new VectorIndex(2);
+    index.add(1, vec(1, 0));
+    expectInvalidArgument(() => index.addRows([2, 1], vec(1, 0, 0, 1)), /doc 1 is already indexed/);
+    expectInvalidArgument(() => index.addRows([2, 2], vec(1, 0, 0, 1)), /doc 2 is already indexed \(or given twice\)/);
+    expectInvalidArgument(() => index.addRows([2, 3], vec(1, 0, 0, Number.NaN)), /doc 3 has a non-finite value/);
+    expectInvalidArgument(() => index.addRows([2, 3], vec(1, 0, 0)), /at least 4 values/);
+    expectInvalidArgument(() => index.addRows([-1], vec(1, 0)));
+    expect(index.size).toBe(1);
+    expect(index.has(2)).toBe(false);
+    index.addRows([2, 3], vec(0, 1, 1, 0));
+    expect(index.search(vec(0, 1), 3)).toEqual([{ doc: 2, score: 1 }]);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, it, expect } from "vitest";
 import fc from "fast-check";
+import { seededRandom } from "../../test/helpers/seeded-random.ts";
 import { base64ToBytes, base64ToVector, bytesToBase64, encodeLoop, sparseBase64ToVector, vectorToBase64, vectorToSparseBase64 } from "./base64.ts";
 
 describe("base64", () => {
@@ -157,5 +158,49 @@ describe("base64", () => {
     ]) {
       expect(base64ToVector(bad), bad).toBeNull();
     }
+  });
+});
+
+describe("sparse vectors decoded through the shared scratch bytes", () => {
+  it("each decoded vector keeps its own values however many follow, of any size", () => {
+    const random = seededRandom(17);
+    const kept: Array<[Float32Array, Float32Array]> = [];
+    for (let n = 0; n < 400; n++) {
+      const dim = 1 + Math.floor(random() * (n % 50 === 0 ? 5000 : 300));
+      const v = new Float32Array(dim);
+      for (let k = 0; k < dim / 8; k++) v[Math.floor(random() * dim)] = random() - 0.5;
+      const text = vectorToSparseBase64(v);
+      if (text === null) continue;
+      kept.push([v, sparseBase64ToVector(text, dim)!]);
+    }
+    expect(kept.length).toBeGreaterThan(300);
+    for (const [v, back] of kept) expect(back).toEqual(v);
+  });
+
+  it("text the lenient native decoder would accept is still refused", () => {
+    const v = new Float32Array(64);
+    v[3] = 0.5;
+    v[40] = -2;
+    const text = vectorToSparseBase64(v)!;
+    expect(sparseBase64ToVector(text, 64)).toEqual(v);
+    const at = 4;
+    for (const bad of [" ", "-", "_", "=", "*", "é"]) {
+      const damaged = text.slice(0, at) + bad + text.slice(at + 1);
+      expect(damaged.length).toBe(text.length);
+      expect(sparseBase64ToVector(damaged, 64)).toBeNull();
+    }
+    expect(sparseBase64ToVector(`${text.slice(0, -4)}`, 64)).toBeNull(); // a component cut short
+  });
+});
+
+describe("a refused vector leaves nothing behind", () => {
+  it("a sparse vector decoded after a dense text that failed to decode holds only its own values (fails on 8b987d0)", () => {
+    const good = vectorToBase64(Float32Array.of(-4, 1, 2, 3, 4, 5, 6, 7));
+    const bad = `${good.slice(0, 20)}*${good.slice(21)}`;
+    expect(base64ToVector(bad)).toBeNull();
+    const v = new Float32Array(64);
+    v[1] = 0.5;
+    // On 8b987d0 the failed decode's bytes stayed in the slab range the sparse decoder takes as zeros: [-4, 0.5, 2, 5.9e-39, …].
+    expect(sparseBase64ToVector(vectorToSparseBase64(v)!, 64)).toEqual(v);
   });
 });

@@ -183,7 +183,11 @@ function slabDecode(text: string): Uint8Array | null {
     slabUsed = 0;
   }
   // Node's decoder skips characters outside the alphabet: fewer bytes than the length promises means the text was not plain base64.
-  if (nodeBuffer.from(slab, slabUsed, size).write(text, "base64") !== size) return null;
+  if (nodeBuffer.from(slab, slabUsed, size).write(text, "base64") !== size) {
+    // The range stays free for the next vector: it must hold zeros again ({@link slabFloats} hands out zeros).
+    new Uint8Array(slab, slabUsed, size).fill(0);
+    return null;
+  }
   const bytes = new Uint8Array(slab, slabUsed, size);
   slabUsed += size;
   return bytes;
@@ -258,13 +262,49 @@ let sparseValues = new Float32Array(0);
 let sparseIndices = new Uint16Array(0);
 let sparseBytes = new Uint8Array(0);
 
+/** Where {@link scratchDecode} puts its bytes (grown to the longest text seen), and views of it made once per growth. */
+let scratchBytes = new Uint8Array(0);
+let scratchView = new DataView(scratchBytes.buffer);
+let scratchWriter: { write(text: string, offset: number, length: number, encoding: string): number } | null = null;
+
+/**
+ * Decodes plain standard base64 into {@link scratchBytes}, in Node; returns the byte count, or -1
+ * elsewhere or when the text is not plain base64 (the caller decodes it with {@link base64ToBytes},
+ * which has the last word). The bytes are read before the next call. A sparse vector's bytes are
+ * only read (into the vector), so a fresh buffer and a copy per vector were garbage: a first
+ * recall of a user with 100,000 entries decodes 100,000 of them (docs/bench/cold-start.md).
+ */
+function scratchDecode(text: string): number {
+  if (nodeBuffer === undefined) return -1;
+  const length = text.length;
+  if (length % 4 !== 0 || length === 0) return -1;
+  const pad = text.charCodeAt(length - 1) !== 61 ? 0 : text.charCodeAt(length - 2) === 61 ? 2 : 1;
+  const size = (length / 4) * 3 - pad;
+  if (text.includes("-") || text.includes("_")) return -1;
+  if (scratchWriter === null || scratchBytes.length < size) {
+    scratchBytes = new Uint8Array(Math.max(size, 2 * scratchBytes.length, 1024));
+    scratchView = new DataView(scratchBytes.buffer);
+    scratchWriter = nodeBuffer.from(scratchBytes.buffer, 0, scratchBytes.length) as unknown as typeof scratchWriter;
+  }
+  // As in slabDecode: Node skips characters outside the alphabet, so fewer bytes than promised means not plain base64.
+  return scratchWriter!.write(text, 0, size, "base64") === size ? size : -1;
+}
+
 /** Inverse of {@link vectorToSparseBase64} for a vector of `dim` components; null when the text does not describe one. */
 export function sparseBase64ToVector(text: string, dim: number): Float32Array | null {
   if (!Number.isSafeInteger(dim) || dim < 0 || dim > 65_536) return null;
-  const bytes = base64ToBytes(text);
-  if (bytes === null || bytes.length % 6 !== 0) return null;
-  const count = bytes.length / 6;
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let view: DataView;
+  let length = scratchDecode(text);
+  if (length >= 0) {
+    view = scratchView;
+  } else {
+    const bytes = base64ToBytes(text);
+    if (bytes === null) return null;
+    view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    length = bytes.length;
+  }
+  if (length % 6 !== 0) return null;
+  const count = length / 6;
   const out = slabFloats(dim) ?? new Float32Array(dim);
   let previous = -1;
   for (let k = 0; k < count; k++) {

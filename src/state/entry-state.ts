@@ -3,8 +3,8 @@
 import type { EntryRecord, EntryStatus } from "../types.ts";
 import { VectorIndex } from "../indexes/vector-index.ts";
 import { Bm25Index } from "../indexes/bm25-index.ts";
-import { normalizeForDedup, tokenize } from "../text/tokenizer.ts";
-import { allFinite, normalize } from "../embedding/vector-math.ts";
+import { normalizeForDedup, normalizeForDedupOnce, tokenize, tokenizeOnce } from "../text/tokenizer.ts";
+import { allFinite, dot, normalize } from "../embedding/vector-math.ts";
 import { indexBySeq, insertBySeq } from "./seq-order.ts";
 import { MoomemError, invalidArgument } from "../errors.ts";
 import { UserEntries } from "./user-entries.ts";
@@ -315,7 +315,14 @@ export class EntryState {
   #ensureBuilt(shard: UserShard): UserShard {
     if (!this.#unbuilt.has(shard)) return shard;
     const built = this.#emptyShard(shard.entries);
-    for (const record of shard.entries) this.#index(built, record);
+    // One allocation for the vectors, and no tokenizer memo: a build sees each text once (a large
+    // user's first use, docs/bench/cold-start.md). The indexes come out as single adds make them.
+    let vectors = 0;
+    for (const record of shard.entries) if (isLive(record.status) && record.embedding !== null && record.embedding.length === this.#dim) vectors++;
+    built.vectors.reserve(vectors);
+    const tile = new VectorTile(this.#dim, built.vectors);
+    for (const record of shard.entries) this.#index(built, record, tile);
+    tile.flush();
     const userId = shard.entries[0]!.userId;
     this.#unbuilt.delete(shard);
     this.#deferred.delete(shard);
@@ -456,15 +463,24 @@ export class EntryState {
     return { vectors: new VectorIndex(this.#dim), keywords: new Bm25Index(), dedup: new Map(), keys: new Map(), entries };
   }
 
-  #index(shard: UserShard, record: EntryRecord): void {
+  /**
+   * `tile`: part of building a whole shard, where every text comes once (the tokenizer's memo of
+   * recent texts is skipped) and vectors go to the index a tile at a time.
+   */
+  #index(shard: UserShard, record: EntryRecord, tile?: VectorTile): void {
     if (!isLive(record.status)) return;
-    shard.keywords.add(record.seq, tokenize(record.content));
+    const bulk = tile !== undefined;
+    shard.keywords.add(record.seq, bulk ? tokenizeOnce(record.content) : tokenize(record.content));
     if (record.embedding !== null && record.embedding.length === this.#dim) {
-      // The index keeps a copy of its own: normalise in a scratch vector rather than a new one per entry.
-      this.#unit.set(record.embedding);
-      shard.vectors.add(record.seq, normalize(this.#unit));
+      if (bulk) {
+        tile.add(record.seq, record.embedding);
+      } else {
+        // The index keeps a copy of its own: normalise in a scratch vector rather than a new one per entry.
+        this.#unit.set(record.embedding);
+        shard.vectors.add(record.seq, normalize(this.#unit));
+      }
     }
-    const norm = normalizeForDedup(record.content);
+    const norm = bulk ? normalizeForDedupOnce(record.content) : normalizeForDedup(record.content);
     const holders = shard.dedup.get(norm);
     if (holders === undefined) shard.dedup.set(norm, [record.id]);
     else holders.push(record.id);
@@ -490,6 +506,39 @@ export class EntryState {
       if (slot !== undefined && j >= 0) slot.splice(j, 1);
       if (slot !== undefined && slot.length === 0) shard.keys.delete(record.key);
     }
+  }
+}
+
+/** Vectors on their way into a {@link VectorIndex} during a bulk build: normalised into rows, added a tile at a time ({@link VectorIndex.addRows}). */
+class VectorTile {
+  static readonly SIZE = 64;
+  readonly #dim: number;
+  readonly #index: VectorIndex;
+  readonly #rows: Float32Array;
+  readonly #docs: number[] = [];
+
+  constructor(dim: number, index: VectorIndex) {
+    this.#dim = dim;
+    this.#index = index;
+    this.#rows = new Float32Array(VectorTile.SIZE * dim);
+  }
+
+  /** Queues `vector` made unit-length, with the very values {@link normalize} gives (the same norm, the same divisions). */
+  add(doc: number, vector: Float32Array): void {
+    const dim = this.#dim;
+    const rows = this.#rows;
+    const at = this.#docs.length * dim;
+    const norm = Math.sqrt(dot(vector, vector));
+    if (norm === 0) rows.set(vector, at);
+    else for (let i = 0; i < dim; i++) rows[at + i] = (vector[i] as number) / norm;
+    this.#docs.push(doc);
+    if (this.#docs.length === VectorTile.SIZE) this.flush();
+  }
+
+  flush(): void {
+    if (this.#docs.length === 0) return;
+    this.#index.addRows(this.#docs, this.#rows);
+    this.#docs.length = 0;
   }
 }
 

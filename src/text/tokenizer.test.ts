@@ -2,7 +2,17 @@
 
 import { describe, it, expect } from "vitest";
 import fc from "fast-check";
-import { asciiWords, forEachToken, jaccard, normalizeForDedup, segmenterWords, tokenize, type TokenKind } from "./tokenizer.ts";
+import {
+  asciiWords,
+  forEachToken,
+  jaccard,
+  normalizeForDedup,
+  normalizeForDedupOnce,
+  segmenterWords,
+  tokenize,
+  tokenizeOnce,
+  type TokenKind,
+} from "./tokenizer.ts";
 
 function tokensOfKind(text: string, wanted: TokenKind): string[] {
   const out: string[] = [];
@@ -261,5 +271,27 @@ describe("jaccard", () => {
         expect(value).toBeLessThanOrEqual(1);
       }),
     );
+  });
+});
+
+describe("the bulk path (no memo of recent texts)", () => {
+  it("tokenizeOnce and normalizeForDedupOnce answer what tokenize and normalizeForDedup answer", () => {
+    const piece = fc.oneof(
+      fc.constantFrom("I'm", "Caroline's", "painted", "PEANUTS!", "我对花生过敏", "東京タワー", "iphone手机", "café", "Ｆｕｌｌ", "  ", "。", "12345", "the"),
+      fc.string({ unit: "binary", maxLength: 12 }),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+        const text = pieces.join(" ");
+        // Twice each: once through the memo's first computation, once through its remembered answer.
+        expect(tokenizeOnce(text)).toEqual(tokenize(text));
+        expect(tokenizeOnce(text)).toEqual(tokenize(text));
+        expect(normalizeForDedupOnce(text)).toBe(normalizeForDedup(text));
+        expect(normalizeForDedupOnce(text)).toBe(normalizeForDedup(text));
+      }),
+      { numRuns: 300 },
+    );
+    const long = "peanut 花生 ".repeat(2000); // longer than the memo keeps
+    expect(tokenizeOnce(long)).toEqual(tokenize(long));
   });
 });

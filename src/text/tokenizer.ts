@@ -356,6 +356,19 @@ export function tokenize(text: string): string[] {
   return tokens;
 }
 
+/**
+ * {@link tokenize} without the memo of recent texts: the same tokens, for a bulk build of a user's
+ * index (every text seen once, so remembering it only costs time and garbage). Words are still
+ * folded through their own memo (they repeat). The caller passes a string.
+ */
+export function tokenizeOnce(text: string): string[] {
+  const tokens: string[] = [];
+  scanTokens(text, (token, kind) => {
+    if (kind !== "cjk-char") tokens.push(token);
+  });
+  return tokens;
+}
+
 // Sentence-final punctuation (ASCII, CJK, full-width survivors of NFKC) and spaces, dropped from the end of a text.
 const TRAILING_PUNCTUATION = /[\s.!?,;:~…‥。、，；：！？～]/u;
 
@@ -384,8 +397,13 @@ export function normalizeForDedup(text: string): string {
   return dedupForms.get(text);
 }
 
+/** {@link normalizeForDedup} without the memo of recent texts (a bulk build sees each text once). */
+export function normalizeForDedupOnce(text: string): string {
+  return trimTrailingPunctuation(text.normalize("NFKC").toLowerCase().replace(/\s+/gu, " ").trim());
+}
+
 /** An add asks for a text's dedup form twice (the duplicate check, then indexing): the last few are kept. */
-const dedupForms = new BoundedMemo<string>(512, (text) => trimTrailingPunctuation(text.normalize("NFKC").toLowerCase().replace(/\s+/gu, " ").trim()));
+const dedupForms = new BoundedMemo<string>(512, normalizeForDedupOnce);
 
 /**
  * Jaccard similarity of two token lists taken as sets: |A ∩ B| / |A ∪ B|; 0 when both are empty.
