@@ -318,8 +318,11 @@ entries (halved by the 2-bit tf tables below).
 
 **recall, one user, 100k**: the vector scan is most of it (~5 ms of 6.4 ms), BM25 ~0.3 ms.
 
-**open, 100k**: reading the snapshot (JSON, CRC-32, base64 vectors) 2.0–2.7 s; building the indexes
-(tokenize, BM25 postings, vector slots, dedup table), done per user on first use, 3.8–4.9 s.
+**open, 100k**: with snapshot format 5 the open reads the header, the table of users and the journal
+(20 ms in the latest run, was 2.0–2.7 s reading every line); each user's section is read, checked and
+indexed on that user's first call. For one user of 100k entries that first call took 2.9–3.0 s
+(docs/bench/cold-start.md, "First load of a large user": JSON and vectors ~0.6 s, BM25 ~0.7 s,
+tokenizing ~0.3 s, GC ~0.5 s); storing the indexes in the section is what would remove most of it.
 
 ## Tried, and what it gave (before → after on this machine, which was shared: ratios are the stable part)
 
