@@ -332,7 +332,20 @@ export class PostgresBackend implements PersistenceBackend, UserLoading, SharedW
     const operations = splitOperations(batches, this.location);
     if (operations.length === 0) return;
     const at = Date.now();
-    await this.#write("append", at, usersOf(operations), true, (tx, writeId, versions) => this.#writeOperations(tx, operations, at, writeId, versions));
+    const rows = latestRows(operations);
+    if (rows.length <= UPSERT_ROWS) {
+      // The common write (an add, a forget, a group of them): one statement between BEGIN and COMMIT.
+      await this.#write(
+        "append",
+        at,
+        usersOf(operations),
+        true,
+        (tx, writeId, versions) => this.#writeInOne(tx, operations, rows, at, writeId, versions),
+        true,
+      );
+    } else {
+      await this.#write("append", at, usersOf(operations), true, (tx, writeId, versions) => this.#writeOperations(tx, operations, at, writeId, versions));
+    }
     this.#lastWriteAt = at;
   }
 
@@ -729,6 +742,7 @@ export class PostgresBackend implements PersistenceBackend, UserLoading, SharedW
     users: readonly string[],
     checkEmbedder: boolean,
     body: (tx: SqlQueryable, writeId: string, versions: Map<string, number>) => Promise<Landmark | null>,
+    metaInBody = false,
   ): Promise<void> {
     const client = await this.#connect();
     const writeId = randomId();
@@ -744,21 +758,15 @@ export class PostgresBackend implements PersistenceBackend, UserLoading, SharedW
       try {
         await client.transaction(async (tx) => {
           landmark = await body(tx, writeId, versions);
+          if (metaInBody) {
+            committing = true;
+            return;
+          }
           const [meta] = await tx.query(
             `UPDATE ${this.#s}.meta SET last_write_at = coalesce($1, last_write_at) WHERE id = 1 RETURNING embedder_id, embedder_dim`,
             [at],
           );
-          const mine = this.#embedder;
-          if (checkEmbedder && mine !== null && typeof meta?.["embedder_id"] === "string") {
-            const id = meta["embedder_id"];
-            const dim = Number(numeric(meta["embedder_dim"]));
-            if (id !== mine.id || dim !== mine.dim) {
-              throw new MoomemError(
-                "EMBEDDER_MISMATCH",
-                `${this.location}: another process recomputed every vector with embedder ${id} (${dim} dims) (a reembed); this process uses ${mine.id} (${mine.dim} dims), so this ${what} was not stored: open the store again with that embedder`,
-              );
-            }
-          }
+          if (checkEmbedder) this.#checkEmbedder(meta, what);
           committing = true;
         });
         await done();
@@ -785,6 +793,111 @@ export class PostgresBackend implements PersistenceBackend, UserLoading, SharedW
         throw ioFailure(`${this.location}: ${what} failed and nothing of it was stored`, error, this.#secrets);
       }
     }
+  }
+
+  /** Refuses the write (`EMBEDDER_MISMATCH`, inside its transaction: nothing is stored) when the meta row records another embedder than this process's. */
+  #checkEmbedder(meta: SqlRow | undefined, what: string): void {
+    const mine = this.#embedder;
+    if (mine === null || typeof meta?.["embedder_id"] !== "string") return;
+    const id = meta["embedder_id"];
+    const dim = Number(numeric(meta["embedder_dim"]));
+    if (id !== mine.id || dim !== mine.dim) {
+      throw new MoomemError(
+        "EMBEDDER_MISMATCH",
+        `${this.location}: another process recomputed every vector with embedder ${id} (${dim} dims) (a reembed); this process uses ${mine.id} (${mine.dim} dims), so this ${what} was not stored: open the store again with that embedder`,
+      );
+    }
+  }
+
+  /**
+   * The whole of a write of at most `UPSERT_ROWS` rows as ONE statement (the transaction around it is
+   * BEGIN, this, COMMIT: three round trips instead of seven). In order, by the data each part needs of
+   * the one before: the users' advisory locks (in key order, as `#lockUsers`); each user's version
+   * moved from the one this process's copy is current as of to that plus its events, as a
+   * compare-and-set (`ON CONFLICT … DO UPDATE … WHERE version = expected`, which PostgreSQL evaluates on
+   * the newest committed row, after waiting for its row lock: so the statement's snapshot, taken
+   * before the advisory lock was granted, cannot hide a write that committed meanwhile); only if every
+   * user's version matched, the rows, the events, and last the meta row. Then, still inside the
+   * transaction: a user whose version moved is a `WriteConflict`, a row another user's entry holds is
+   * `STORE_CORRUPTED`, another embedder recorded is `EMBEDDER_MISMATCH`; each rolls the transaction
+   * back, so nothing of the write is stored.
+   */
+  async #writeInOne(
+    tx: SqlQueryable,
+    operations: EntryRecord[][],
+    rows: EntryRecord[],
+    at: number,
+    writeId: string,
+    versions: Map<string, number>,
+  ): Promise<Landmark | null> {
+    const events = eventsOf(operations);
+    const counts = new Map<string, number>();
+    for (const event of events) counts.set(event.user_id, (counts.get(event.user_id) ?? 0) + 1);
+    const expected = [...counts.keys()].sort().map((userId) => ({ user_id: userId, v: this.#versions.get(userId) ?? 0, n: counts.get(userId)! }));
+    if (expected.length === 0) return null;
+    const s = this.#s;
+    const [result] = await tx.query(
+      `WITH expected AS (
+         SELECT x.user_id, x.v, x.n FROM jsonb_to_recordset($1::jsonb) AS x(user_id text, v bigint, n bigint)
+       ), locked AS (
+         SELECT count(*) AS n FROM (SELECT k, pg_advisory_xact_lock(k) FROM (SELECT DISTINCT hashtextextended($6 || user_id, 0) AS k FROM expected ORDER BY k) AS keys) AS l
+       ), bumped AS (
+         INSERT INTO ${s}.users AS u (user_id, version, last_write_at)
+         SELECT x.user_id, x.v + x.n, $4 FROM expected x
+         WHERE (SELECT n FROM locked) >= 0 AND (x.v = 0 OR EXISTS (SELECT 1 FROM ${s}.users w WHERE w.user_id = x.user_id))
+         ON CONFLICT (user_id) DO UPDATE SET version = excluded.version, last_write_at = excluded.last_write_at
+         WHERE u.version = (SELECT x.v FROM expected x WHERE x.user_id = u.user_id)
+         RETURNING u.user_id, u.version
+       ), ok AS (
+         SELECT (SELECT count(*) FROM bumped) = (SELECT count(*) FROM expected) AS ok
+       ), upserted AS (
+         INSERT INTO ${s}.entries AS e (${ENTRY_COLUMNS}) ${entryRowsFromJson("$2")} WHERE (SELECT ok.ok FROM ok)
+         ON CONFLICT (id) DO UPDATE SET content = excluded.content, kind = excluded.kind, key = excluded.key,
+           status = excluded.status, created_at = excluded.created_at, updated_at = excluded.updated_at, seq = excluded.seq,
+           superseded_by = excluded.superseded_by, metadata = excluded.metadata, lifecycle = excluded.lifecycle, embedding = excluded.embedding
+         WHERE e.user_id = excluded.user_id
+         RETURNING id
+       ), written AS (
+         INSERT INTO ${s}.events (user_id, version, write_id, at, changes)
+         SELECT i.user_id, b.version - x.n + row_number() OVER (PARTITION BY i.user_id ORDER BY i.op), $5, $4, i.changes
+         FROM jsonb_to_recordset($3::jsonb) AS i(op integer, user_id text, changes jsonb) JOIN expected x USING (user_id) JOIN bumped b USING (user_id)
+         WHERE (SELECT ok.ok FROM ok)
+         RETURNING user_id, version
+       ), meta AS (
+         UPDATE ${s}.meta SET last_write_at = coalesce($4, last_write_at)
+         WHERE id = 1 AND (SELECT ok.ok FROM ok) AND (SELECT count(*) FROM written) >= 0 AND (SELECT count(*) FROM upserted) >= 0
+         RETURNING embedder_id, embedder_dim
+       )
+       SELECT (SELECT ok.ok FROM ok) AS ok, (SELECT count(*) FROM upserted) AS upserted, (SELECT count(*) FROM written) AS written,
+         (SELECT json_agg(json_build_object('user_id', user_id, 'version', version)) FROM bumped) AS versions,
+         (SELECT json_agg(user_id) FROM expected WHERE user_id NOT IN (SELECT user_id FROM bumped)) AS moved,
+         m.embedder_id, m.embedder_dim
+       FROM (SELECT 1) AS one LEFT JOIN meta m ON true`,
+      [JSON.stringify(expected), entriesJsonText(rows), JSON.stringify(events), at, writeId, `moomem:${this.schema}:`],
+    );
+    if (result === undefined || !isTrue(result["ok"])) {
+      const moved = jsonValue(result?.["moved"]);
+      throw new WriteConflict(this.location, Array.isArray(moved) && moved.length > 0 ? moved.map(String) : expected.map((x) => x.user_id));
+    }
+    if (Number(numeric(result["upserted"])) !== rows.length) {
+      // An entry never changes user: the row whose id another user's entry holds was not updated, and the whole write is refused.
+      const [clash] = await tx
+        .query(`SELECT id, user_id FROM ${s}.entries WHERE id IN (SELECT e->>'id' FROM json_array_elements($1::json) AS e)`, [
+          JSON.stringify(rows.map((r) => ({ id: r.id }))),
+        ])
+        .then((found) => found.filter((row) => rows.some((r) => r.id === row["id"] && r.userId !== row["user_id"])));
+      const entry = rows.find((r) => r.id === clash?.["id"]) ?? rows[0]!;
+      throw new MoomemError(
+        "STORE_CORRUPTED",
+        `${this.location}: entry id ${JSON.stringify(entry.id)} is already stored for another user than ${JSON.stringify(entry.userId)}; nothing of this write was stored (an entry never moves between users)`,
+      );
+    }
+    this.#checkEmbedder(result, "append");
+    this.#eventsSinceTrim += Number(numeric(result["written"]));
+    const bumped = jsonValue(result["versions"]);
+    for (const row of Array.isArray(bumped) ? (bumped as SqlRow[]) : []) versions.set(String(row["user_id"]), Number(numeric(row["version"])));
+    const first = expected[0]!;
+    return { userId: first.user_id, version: first.v + 1, writeId };
   }
 
   /** Whether the transaction that wrote `landmark` committed: true, false, or null when the database cannot tell us now. */
@@ -818,10 +931,7 @@ export class PostgresBackend implements PersistenceBackend, UserLoading, SharedW
       .filter((row) => Number(numeric(row["version"])) !== (this.#versions.get(String(row["user_id"])) ?? 0))
       .map((row) => String(row["user_id"]));
     if (moved.length > 0) throw new WriteConflict(this.location, moved);
-    // The latest version of each id in the group: one row per id per statement (PostgreSQL refuses an upsert touching a row twice).
-    const latest = new Map<string, EntryRecord>();
-    for (const op of operations) for (const entry of op) latest.set(entry.id, entry);
-    const rows = [...latest.values()];
+    const rows = latestRows(operations);
     for (let i = 0; i < rows.length; i += UPSERT_ROWS) {
       const chunk = rows.slice(i, i + UPSERT_ROWS);
       // An entry never changes user: a row whose id another user's entry holds is not updated, and the whole write is refused.
@@ -843,16 +953,7 @@ export class PostgresBackend implements PersistenceBackend, UserLoading, SharedW
         );
       }
     }
-    const events: Array<{ op: number; user_id: string; changes: EntryChange[] }> = [];
-    operations.forEach((op, index) => {
-      const byUser = new Map<string, Map<string, EntryChange>>();
-      for (const entry of op) {
-        let changes = byUser.get(entry.userId);
-        if (changes === undefined) byUser.set(entry.userId, (changes = new Map()));
-        changes.set(entry.id, { id: entry.id, seq: entry.seq, status: entry.status });
-      }
-      for (const [userId, changes] of byUser) events.push({ op: index, user_id: userId, changes: [...changes.values()] });
-    });
+    const events = eventsOf(operations);
     const written = await tx.query(
       `WITH incoming AS (
          SELECT r.op, r.user_id, r.changes FROM jsonb_to_recordset($1::jsonb) AS r(op integer, user_id text, changes jsonb)
@@ -1128,6 +1229,38 @@ function splitOperations(batches: readonly Batch[], location: string): EntryReco
     current = [];
   });
   return operations;
+}
+
+/** The latest version of each id in the group: one row per id per statement (PostgreSQL refuses an upsert touching a row twice). */
+function latestRows(operations: readonly EntryRecord[][]): EntryRecord[] {
+  const latest = new Map<string, EntryRecord>();
+  for (const op of operations) for (const entry of op) latest.set(entry.id, entry);
+  return [...latest.values()];
+}
+
+/** One event per (operation, user): the ids, seqs and statuses the operation changed for the user, never content. */
+function eventsOf(operations: readonly EntryRecord[][]): Array<{ op: number; user_id: string; changes: EntryChange[] }> {
+  const events: Array<{ op: number; user_id: string; changes: EntryChange[] }> = [];
+  operations.forEach((op, index) => {
+    const byUser = new Map<string, Map<string, EntryChange>>();
+    for (const entry of op) {
+      let changes = byUser.get(entry.userId);
+      if (changes === undefined) byUser.set(entry.userId, (changes = new Map()));
+      changes.set(entry.id, { id: entry.id, seq: entry.seq, status: entry.status });
+    }
+    for (const [userId, changes] of byUser) events.push({ op: index, user_id: userId, changes: [...changes.values()] });
+  });
+  return events;
+}
+
+/** A boolean column as a driver returns it (a boolean, or PostgreSQL's text `t`). */
+function isTrue(value: unknown): boolean {
+  return value === true || value === "t" || value === "true";
+}
+
+/** A `json` column as a value: drivers return it parsed, or as its text. */
+function jsonValue(value: unknown): unknown {
+  return typeof value === "string" ? (JSON.parse(value) as unknown) : value;
 }
 
 /** The distinct users of these operations, sorted. */
