@@ -96,7 +96,9 @@ export class WriteQueue {
           );
         }
         // A random pause, growing with the attempts, so processes that collided on a user do not collide again in step.
-        await pause(Math.random() * RETRY_PAUSE_MS * 2 ** (attempt - 1));
+        // None before the first retry: an add plans on its copy without looking the user's version up first
+        // (memory-store.ts), so a first conflict is most often a copy behind an earlier write, not a race.
+        if (attempt > 1) await pause(Math.random() * RETRY_PAUSE_MS * 2 ** (attempt - 1));
         // Caught up with nothing of this process's own staged (the writes rolled back with this one retry too).
         await this.exclusive(() => shared.catchUp(error.users));
       }
