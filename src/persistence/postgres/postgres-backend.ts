@@ -32,7 +32,7 @@ import {
   type MigrationResult,
 } from "./schema.ts";
 import { createOwnedPool, describeConnectionString, describePool, type OwnedPool } from "./connection.ts";
-import { ioFailure, isConnectionError, isRetryableConflict, redact } from "./sql-errors.ts";
+import { ioFailure, isConnectionError, isRetryableConflict, neverSent, redact, sqlState } from "./sql-errors.ts";
 
 /** Options of {@link PostgresBackend}: exactly one of `client`, `pool` or `connectionString`. */
 export interface PostgresBackendOptions {
@@ -127,6 +127,19 @@ interface MetaRow {
   lastWriteAt: number | null;
 }
 
+/** What a write that fails itself (`#oneStatement` alone, after a race) puts in its error, to be told from any other failure. */
+const REFUSED_MARK = "moomem: write refused";
+
+/** A write as one statement, and what the backend needs to read its outcome. */
+interface OneStatement {
+  text: string;
+  params: unknown[];
+  /** Per user: the version the write was planned on, and its number of events. */
+  expected: Array<{ user_id: string; v: number; n: number }>;
+  /** The first event it writes, to look up when the answer is lost. */
+  landmark: Landmark;
+}
+
 /** Where an append left a mark, so a COMMIT whose answer was lost can be checked. */
 interface Landmark {
   userId: string;
@@ -192,6 +205,8 @@ export class PostgresBackend implements PersistenceBackend, UserLoading, SharedW
   #meta: { stamp: string; format: number } | null = null;
   /** The version of each user as of what this backend last read of it (the whole store at load, a user by `readUser`, changes by `refresh()`). */
   #versions = new Map<string, number>();
+  /** The append under way (appends run one after another). */
+  #appending: Promise<unknown> = Promise.resolve();
 
   constructor(options: PostgresBackendOptions) {
     if (typeof options !== "object" || options === null) {
@@ -331,10 +346,22 @@ export class PostgresBackend implements PersistenceBackend, UserLoading, SharedW
     this.#writable("append");
     const operations = splitOperations(batches, this.location);
     if (operations.length === 0) return;
+    // One append at a time (a store's write queue never overlaps them anyway): each is planned on the versions the
+    // one before it left, which a write sent alone reads when it is built.
+    const run = this.#appending.then(() => this.#append(operations));
+    this.#appending = run.catch(() => undefined);
+    return run;
+  }
+
+  async #append(operations: EntryRecord[][]): Promise<void> {
     const at = Date.now();
     const rows = latestRows(operations);
-    if (rows.length <= UPSERT_ROWS) {
-      // The common write (an add, a forget, a group of them): one statement between BEGIN and COMMIT.
+    const users = usersOf(operations);
+    if (rows.length <= UPSERT_ROWS && users.length === 1) {
+      // The common write (an add, a forget, a group of them for one user): one statement, no BEGIN or COMMIT.
+      await this.#writeAlone(operations, rows, at);
+    } else if (rows.length <= UPSERT_ROWS) {
+      // Several users: the same statement between BEGIN and COMMIT (a user whose version moved rolls back the others').
       await this.#write(
         "append",
         at,
@@ -810,41 +837,43 @@ export class PostgresBackend implements PersistenceBackend, UserLoading, SharedW
   }
 
   /**
-   * The whole of a write of at most `UPSERT_ROWS` rows as ONE statement (the transaction around it is
-   * BEGIN, this, COMMIT: three round trips instead of seven). In order, by the data each part needs of
-   * the one before: the users' advisory locks (in key order, as `#lockUsers`); each user's version
-   * moved from the one this process's copy is current as of to that plus its events, as a
+   * The whole of a write of at most `UPSERT_ROWS` rows as ONE statement. In order, by the data each part
+   * needs of the one before: the users' advisory locks (in key order, as `#lockUsers`); each user's
+   * version moved from the one this process's copy is current as of to that plus its events, as a
    * compare-and-set (`ON CONFLICT … DO UPDATE … WHERE version = expected`, which PostgreSQL evaluates on
-   * the newest committed row, after waiting for its row lock: so the statement's snapshot, taken
-   * before the advisory lock was granted, cannot hide a write that committed meanwhile); only if every
-   * user's version matched, the rows, the events, and last the meta row. Then, still inside the
-   * transaction: a user whose version moved is a `WriteConflict`, a row another user's entry holds is
-   * `STORE_CORRUPTED`, another embedder recorded is `EMBEDDER_MISMATCH`; each rolls the transaction
-   * back, so nothing of the write is stored.
+   * the newest committed row, after waiting for its row lock: so the statement's snapshot, taken before
+   * the advisory lock was granted, cannot hide a write that committed meanwhile); only if every user's
+   * version matched, the rows, the events, and last the meta row. Nothing but the versions is written
+   * unless every version matched.
+   *
+   * `alone` (a statement that is its own transaction, for a write of one user): the statement also checks
+   * first, in its snapshot, that no row of the write belongs to another user and that the recorded
+   * embedder is this process's, and writes nothing when not (`pre` false: the caller runs the write
+   * again the long way, which says which); and if either turns out otherwise once the rows are written
+   * (a race with a commit after its snapshot), it fails itself, with a cast error naming
+   * `REFUSED_MARK`, so PostgreSQL undoes all of it. Without `alone`, the caller checks `upserted` and
+   * the embedder the meta row returned, inside its transaction, and rolls back.
    */
-  async #writeInOne(
-    tx: SqlQueryable,
-    operations: EntryRecord[][],
-    rows: EntryRecord[],
-    at: number,
-    writeId: string,
-    versions: Map<string, number>,
-  ): Promise<Landmark | null> {
+  #oneStatement(operations: EntryRecord[][], rows: EntryRecord[], at: number, writeId: string, alone: boolean): OneStatement {
     const events = eventsOf(operations);
     const counts = new Map<string, number>();
     for (const event of events) counts.set(event.user_id, (counts.get(event.user_id) ?? 0) + 1);
     const expected = [...counts.keys()].sort().map((userId) => ({ user_id: userId, v: this.#versions.get(userId) ?? 0, n: counts.get(userId)! }));
-    if (expected.length === 0) return null;
     const s = this.#s;
-    const [result] = await tx.query(
-      `WITH expected AS (
+    const mine = this.#embedder;
+    const text = `WITH expected AS (
          SELECT x.user_id, x.v, x.n FROM jsonb_to_recordset($1::jsonb) AS x(user_id text, v bigint, n bigint)
+       ), pre AS (
+         SELECT NOT $9::boolean OR (
+           NOT EXISTS (SELECT 1 FROM ${s}.entries t JOIN json_array_elements($2::json) AS r ON t.id = r->>'id' WHERE t.user_id <> r->>'user_id')
+           AND NOT EXISTS (SELECT 1 FROM ${s}.meta m WHERE m.id = 1 AND $7::text IS NOT NULL AND m.embedder_id IS NOT NULL AND (m.embedder_id <> $7 OR m.embedder_dim <> $8))
+         ) AS ok
        ), locked AS (
          SELECT count(*) AS n FROM (SELECT k, pg_advisory_xact_lock(k) FROM (SELECT DISTINCT hashtextextended($6 || user_id, 0) AS k FROM expected ORDER BY k) AS keys) AS l
        ), bumped AS (
          INSERT INTO ${s}.users AS u (user_id, version, last_write_at)
          SELECT x.user_id, x.v + x.n, $4 FROM expected x
-         WHERE (SELECT n FROM locked) >= 0 AND (x.v = 0 OR EXISTS (SELECT 1 FROM ${s}.users w WHERE w.user_id = x.user_id))
+         WHERE (SELECT pre.ok FROM pre) AND (SELECT n FROM locked) >= 0 AND (x.v = 0 OR EXISTS (SELECT 1 FROM ${s}.users w WHERE w.user_id = x.user_id))
          ON CONFLICT (user_id) DO UPDATE SET version = excluded.version, last_write_at = excluded.last_write_at
          WHERE u.version = (SELECT x.v FROM expected x WHERE x.user_id = u.user_id)
          RETURNING u.user_id, u.version
@@ -866,38 +895,134 @@ export class PostgresBackend implements PersistenceBackend, UserLoading, SharedW
        ), meta AS (
          UPDATE ${s}.meta SET last_write_at = coalesce($4, last_write_at)
          WHERE id = 1 AND (SELECT ok.ok FROM ok) AND (SELECT count(*) FROM written) >= 0 AND (SELECT count(*) FROM upserted) >= 0
+           AND (NOT $9::boolean OR $7::text IS NULL OR embedder_id IS NULL OR (embedder_id = $7 AND embedder_dim = $8))
          RETURNING embedder_id, embedder_dim
+       ), outcome AS (
+         SELECT (SELECT pre.ok FROM pre) AS pre, (SELECT ok.ok FROM ok) AS ok, (SELECT count(*) FROM upserted) AS upserted, (SELECT count(*) FROM written) AS written,
+           (SELECT json_agg(json_build_object('user_id', user_id, 'version', version)) FROM bumped) AS versions,
+           (SELECT json_agg(user_id) FROM expected WHERE user_id NOT IN (SELECT user_id FROM bumped)) AS moved,
+           m.embedder_id, m.embedder_dim, m.embedder_id IS NULL AND NOT EXISTS (SELECT 1 FROM meta) AS no_meta
+         FROM (SELECT 1) AS one LEFT JOIN meta m ON true
        )
-       SELECT (SELECT ok.ok FROM ok) AS ok, (SELECT count(*) FROM upserted) AS upserted, (SELECT count(*) FROM written) AS written,
-         (SELECT json_agg(json_build_object('user_id', user_id, 'version', version)) FROM bumped) AS versions,
-         (SELECT json_agg(user_id) FROM expected WHERE user_id NOT IN (SELECT user_id FROM bumped)) AS moved,
-         m.embedder_id, m.embedder_dim
-       FROM (SELECT 1) AS one LEFT JOIN meta m ON true`,
-      [JSON.stringify(expected), entriesJsonText(rows), JSON.stringify(events), at, writeId, `moomem:${this.schema}:`],
-    );
-    if (result === undefined || !isTrue(result["ok"])) {
-      const moved = jsonValue(result?.["moved"]);
-      throw new WriteConflict(this.location, Array.isArray(moved) && moved.length > 0 ? moved.map(String) : expected.map((x) => x.user_id));
-    }
+       SELECT o.*, CASE WHEN $9::boolean AND o.ok AND (o.upserted <> $10 OR o.no_meta)
+         THEN CAST('${REFUSED_MARK} ' || o.upserted::text AS integer) END AS refused
+       FROM outcome o`;
+    const params = [
+      JSON.stringify(expected),
+      entriesJsonText(rows),
+      JSON.stringify(events),
+      at,
+      writeId,
+      `moomem:${this.schema}:`,
+      mine?.id ?? null,
+      mine?.dim ?? null,
+      alone,
+      rows.length,
+    ];
+    const first = expected[0]!;
+    return { text, params, expected, landmark: { userId: first.user_id, version: first.v + 1, writeId } };
+  }
+
+  /** {@link #oneStatement} inside a transaction (a write of several users): refusals throw, and the caller rolls back. */
+  async #writeInOne(
+    tx: SqlQueryable,
+    operations: EntryRecord[][],
+    rows: EntryRecord[],
+    at: number,
+    writeId: string,
+    versions: Map<string, number>,
+  ): Promise<Landmark | null> {
+    if (rows.length === 0) return null;
+    const statement = this.#oneStatement(operations, rows, at, writeId, false);
+    const [result] = await tx.query(statement.text, statement.params);
+    if (result === undefined || !isTrue(result["ok"])) throw this.#conflict(result, statement);
     if (Number(numeric(result["upserted"])) !== rows.length) {
       // An entry never changes user: the row whose id another user's entry holds was not updated, and the whole write is refused.
-      const [clash] = await tx
-        .query(`SELECT id, user_id FROM ${s}.entries WHERE id IN (SELECT e->>'id' FROM json_array_elements($1::json) AS e)`, [
-          JSON.stringify(rows.map((r) => ({ id: r.id }))),
-        ])
-        .then((found) => found.filter((row) => rows.some((r) => r.id === row["id"] && r.userId !== row["user_id"])));
-      const entry = rows.find((r) => r.id === clash?.["id"]) ?? rows[0]!;
-      throw new MoomemError(
-        "STORE_CORRUPTED",
-        `${this.location}: entry id ${JSON.stringify(entry.id)} is already stored for another user than ${JSON.stringify(entry.userId)}; nothing of this write was stored (an entry never moves between users)`,
-      );
+      const owners = await tx.query(`SELECT id, user_id FROM ${this.#s}.entries WHERE id IN (SELECT e->>'id' FROM json_array_elements($1::json) AS e)`, [
+        JSON.stringify(rows.map((r) => ({ id: r.id }))),
+      ]);
+      const clash = rows.find((r) => owners.some((row) => row["id"] === r.id && row["user_id"] !== r.userId)) ?? rows[0]!;
+      throw this.#clash(clash);
     }
     this.#checkEmbedder(result, "append");
+    this.#took(result, versions);
+    return statement.landmark;
+  }
+
+  /**
+   * A write of one user as {@link #oneStatement} alone, its own transaction: one round trip. When its checks
+   * found a row of another user or another embedder (or a race made it fail itself), the write runs again
+   * the long way (`#writeOperations` in a transaction), which stores it or says precisely why not. A
+   * connection that failed with the statement sent leaves its fate unknown: the event it would have written
+   * is looked up, as for a lost COMMIT (`#write`).
+   */
+  async #writeAlone(operations: EntryRecord[][], rows: EntryRecord[], at: number): Promise<void> {
+    const client = await this.#connect();
+    const statement = this.#oneStatement(operations, rows, at, randomId(), true);
+    const longWay = (): Promise<void> =>
+      this.#write("append", at, usersOf(operations), true, (tx, writeId, versions) => this.#writeOperations(tx, operations, at, writeId, versions));
+    const versions = new Map<string, number>();
+    for (let attempt = 1; ; attempt++) {
+      let result: SqlRow | undefined;
+      try {
+        [result] = await client.query(statement.text, statement.params);
+      } catch (error) {
+        if (sqlState(error) === "22P02" && describeError(error).includes(REFUSED_MARK)) return longWay();
+        if (isRetryableConflict(error) && attempt < MAX_ATTEMPTS) continue;
+        if (isConnectionError(error) && !neverSent(error)) {
+          const landed = await this.#landed(statement.landmark);
+          if (landed === true) {
+            for (const x of statement.expected) versions.set(x.user_id, x.v + x.n);
+            this.#eventsSinceTrim += statement.expected.reduce((n, x) => n + x.n, 0);
+            await this.#wrote(operations, versions);
+            return;
+          }
+          if (landed === null) {
+            throw new MoomemError(
+              "IO_FAILURE",
+              redact(
+                `${this.location}: the connection failed while this append was sent (${describeError(error)}), so it may or may not have been stored; the store's memory does not have it (the next call for the user reads what the database kept); check that the database is reachable`,
+                this.#secrets,
+              ),
+            );
+          }
+        }
+        if (isConnectionError(error) && attempt < MAX_ATTEMPTS) continue;
+        throw ioFailure(`${this.location}: append failed and nothing of it was stored`, error, this.#secrets);
+      }
+      if (result !== undefined && !isTrue(result["pre"])) return longWay();
+      if (result === undefined || !isTrue(result["ok"])) throw this.#conflict(result, statement);
+      this.#took(result, versions);
+      await this.#wrote(operations, versions);
+      return;
+    }
+  }
+
+  /** The `WriteConflict` of a statement that found users whose version moved. */
+  #conflict(result: SqlRow | undefined, statement: OneStatement): WriteConflict {
+    const moved = jsonValue(result?.["moved"]);
+    return new WriteConflict(this.location, Array.isArray(moved) && moved.length > 0 ? moved.map(String) : statement.expected.map((x) => x.user_id));
+  }
+
+  #clash(entry: EntryRecord): MoomemError {
+    return new MoomemError(
+      "STORE_CORRUPTED",
+      `${this.location}: entry id ${JSON.stringify(entry.id)} is already stored for another user than ${JSON.stringify(entry.userId)}; nothing of this write was stored (an entry never moves between users)`,
+    );
+  }
+
+  /** Takes what a statement that wrote reports: the events written, each user's new version. */
+  #took(result: SqlRow, versions: Map<string, number>): void {
     this.#eventsSinceTrim += Number(numeric(result["written"]));
     const bumped = jsonValue(result["versions"]);
     for (const row of Array.isArray(bumped) ? (bumped as SqlRow[]) : []) versions.set(String(row["user_id"]), Number(numeric(row["version"])));
-    const first = expected[0]!;
-    return { userId: first.user_id, version: first.v + 1, writeId };
+  }
+
+  /** After a write known to have committed, as `#write` does: the users to trim, their versions, the size. */
+  async #wrote(operations: EntryRecord[][], versions: Map<string, number>): Promise<void> {
+    for (const user of usersOf(operations)) this.#touched.add(user);
+    for (const [user, version] of versions) this.#versions.set(user, version);
+    await this.#refreshSize(false);
   }
 
   /** Whether the transaction that wrote `landmark` committed: true, false, or null when the database cannot tell us now. */

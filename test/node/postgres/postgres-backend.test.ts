@@ -185,6 +185,53 @@ describe("PostgresBackend: many writers", () => {
     await second.close();
   });
 
+  it("a write of one user (one statement, its own transaction) that finds, once its lock is granted, an id taken or a new embedder undoes itself whole", async () => {
+    const backend = fresh();
+    await backend.openCatalog();
+    await backend.append([{ entries: [makeEntry("mine", 1, { userId: "racer" })] }]);
+    await backend.compactStored({ id: "e", dim: 2 });
+    /** Runs `append` while the user's lock is held elsewhere, and `meanwhile` commits before the lock is let go. */
+    const racing = async (append: () => Promise<void>, meanwhile: string): Promise<unknown> => {
+      const holder = await db.pool.connect();
+      try {
+        await holder.query("BEGIN");
+        await holder.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`moomem:${backend.schema}:racer`]);
+        const outcome = rejection(append());
+        // The statement has started (its snapshot is taken) once it waits for the lock.
+        for (;;) {
+          const { rows } = await db.pool.query(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`);
+          if (rows[0].n > 0) break;
+          await new Promise((r) => setTimeout(r, 5));
+        }
+        await db.pool.query(meanwhile);
+        await holder.query("COMMIT");
+        return await outcome;
+      } finally {
+        holder.release();
+      }
+    };
+    const before = await footprint(backend.schema);
+    const taken = await racing(
+      () => backend.append([{ entries: [makeEntry("taken", 2, { userId: "racer" })] }]),
+      `INSERT INTO ${backend.schema}.entries (id, user_id, content, kind, status, created_at, updated_at, seq, metadata) VALUES ('taken', 'other', 'x', 'fact', 'active', 0, 0, 99, '{}')`,
+    );
+    expect(isMoomemError(taken, "STORE_CORRUPTED")).toBe(true);
+    expect((await db.pool.query(`SELECT user_id FROM ${backend.schema}.entries WHERE id = 'taken'`)).rows).toEqual([{ user_id: "other" }]);
+    await db.pool.query(`DELETE FROM ${backend.schema}.entries WHERE id = 'taken'`);
+    expect(await footprint(backend.schema)).toEqual(before);
+    const reembedded = await racing(
+      () => backend.append([{ entries: [makeEntry("late", 3, { userId: "racer" })] }]),
+      `UPDATE ${backend.schema}.meta SET embedder_id = 'new', embedder_dim = 3`,
+    );
+    expect(isMoomemError(reembedded, "EMBEDDER_MISMATCH")).toBe(true);
+    const after = await db.pool.query(
+      `SELECT (SELECT count(*)::int FROM ${backend.schema}.events) AS events, (SELECT count(*)::int FROM ${backend.schema}.entries) AS entries`,
+    );
+    expect(after.rows).toEqual([{ events: 1, entries: 1 }]);
+    expect(((await footprint(backend.schema)) as { users: unknown }).users).toEqual((before as { users: unknown }).users);
+    await backend.close();
+  });
+
   it("an entry id another user's entry holds refuses the whole write (STORE_CORRUPTED), storing nothing", async () => {
     const backend = fresh();
     await backend.openCatalog();
