@@ -10,7 +10,7 @@
 // Prints medians (p50) of `runs` runs; each open is a new store object, so nothing is cached in the process.
 
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { tmpdir } from "node:os";
@@ -85,6 +85,32 @@ function ms(value: number): string {
   return `${value.toFixed(1)} ms`;
 }
 
+/**
+ * CPU the cluster's server processes used so far (ms): the postmaster, its live children, and the children it reaped
+ * (a backend whose connection closed), from /proc (Linux). Differences of two calls are what a section cost the server.
+ */
+function serverCpuMs(dataDir: string): number {
+  const postmaster = Number(readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
+  const tick = 1000 / 100; // USER_HZ is 100 on Linux
+  const fields = (pid: number | string): string[] =>
+    readFileSync(`/proc/${pid}/stat`, "utf8")
+      .replace(/^.*\) /, "")
+      .split(" ");
+  const own = fields(postmaster);
+  // After the ")" of the name: state is field 0, ppid 1, utime 11, stime 12, cutime 13, cstime 14.
+  let total = (Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14])) * tick;
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const f = fields(pid);
+      if (Number(f[1]) === postmaster) total += (Number(f[11]) + Number(f[12])) * tick;
+    } catch {
+      // The process ended meanwhile: its time is in the postmaster's reaped-children total now.
+    }
+  }
+  return total;
+}
+
 async function timed(fn: () => Promise<void>): Promise<number> {
   const t = performance.now();
   await fn();
@@ -94,11 +120,19 @@ async function timed(fn: () => Promise<void>): Promise<number> {
 // A child of section 5: one process adding for its own users until done, then printing what it did.
 if (process.argv[2] === "--adder") {
   const [url, schema, id, count] = process.argv.slice(3) as [string, string, string, string];
+  // Every statement the driver sends (pool.query goes through a client's query too), to report statements per add.
+  let statements = 0;
+  const clientQuery = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+  (pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown }).query = function (this: unknown, ...args: unknown[]) {
+    statements++;
+    return clientQuery.apply(this, args);
+  };
   const adderPool = new pg.Pool({ connectionString: url, max: 4 });
   adderPool.on("error", () => undefined);
   const mem = await MemoryStore.open("pg", { embedder: new HashingEmbedder(), backend: new PostgresBackend({ pool: adderPool, schema }) });
   const n = Number(count);
   let next = 0;
+  const before = statements;
   const started = Date.now();
   const cpu = process.cpuUsage();
   const worker = async (): Promise<void> => {
@@ -107,7 +141,7 @@ if (process.argv[2] === "--adder") {
   };
   await Promise.all([worker(), worker(), worker(), worker()]);
   const used = process.cpuUsage(cpu);
-  console.log(JSON.stringify({ started, ended: Date.now(), adds: n, cpuMs: (used.user + used.system) / 1000 }));
+  console.log(JSON.stringify({ started, ended: Date.now(), adds: n, cpuMs: (used.user + used.system) / 1000, statements: statements - before }));
   await mem.close();
   await adderPool.end();
   process.exit(0);
@@ -247,19 +281,22 @@ try {
   const counts = PROCESSES.filter((p) => Number.isFinite(p) && p > 0);
   if (counts.length > 0) {
     console.log("");
-    console.log(`| processes adding at once | adds | wall time | adds/s | vs 1 process | CPU of the adding processes per add |`);
-    console.log("|---:|---:|---:|---:|---:|---:|");
+    console.log(
+      `| processes adding at once | adds | wall time | adds/s | vs 1 process | client CPU per add | server CPU per add | adds per CPU-second | statements per add |`,
+    );
+    console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     const self = fileURLToPath(import.meta.url);
     let single = 0;
     for (const processes of counts) {
       const schema = `adders_${processes}`;
       const setup = await MemoryStore.open("pg", { embedder, backend: new PostgresBackend({ pool, schema }) });
       await setup.close();
+      const serverBefore = serverCpuMs(cluster.dataDir);
       const runs = await Promise.all(
         Array.from(
           { length: processes },
           (_, id) =>
-            new Promise<{ started: number; ended: number; adds: number; cpuMs: number }>((resolve, reject) => {
+            new Promise<{ started: number; ended: number; adds: number; cpuMs: number; statements: number }>((resolve, reject) => {
               const child = spawn(process.execPath, ["--import", "tsx", self, "--adder", cluster.url, schema, String(id), String(ADDS)], {
                 stdio: ["ignore", "pipe", "inherit"],
               });
@@ -273,8 +310,12 @@ try {
       const adds = runs.reduce((n, r) => n + r.adds, 0);
       const rate = (adds * 1000) / wall;
       if (processes === 1) single = rate;
+      const server = (serverCpuMs(cluster.dataDir) - serverBefore) / adds;
       const cpu = runs.reduce((n, r) => n + r.cpuMs, 0) / adds;
-      console.log(`| ${processes} | ${adds} | ${ms(wall)} | ${rate.toFixed(0)} | ${single === 0 ? "—" : `${(rate / single).toFixed(2)}×`} | ${ms(cpu)} |`);
+      const statements = runs.reduce((n, r) => n + r.statements, 0) / adds;
+      console.log(
+        `| ${processes} | ${adds} | ${ms(wall)} | ${rate.toFixed(0)} | ${single === 0 ? "—" : `${(rate / single).toFixed(2)}×`} | ${ms(cpu)} | ${ms(server)} | ${(1000 / (cpu + server)).toFixed(0)} | ${statements.toFixed(2)} |`,
+      );
     }
   }
 } finally {

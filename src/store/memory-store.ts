@@ -225,8 +225,11 @@ export class MemoryStore {
         return { extracted: 0, inserted: 0, duplicates: 0, superseded: 0, conflicts: 0, degraded: false, facts: [], nothingExtracted: silent };
       // Extraction and embedding need no store state: they run before taking the write queue.
       const prepared = await prepareAdd(this.#pipeline, userId, text);
-      return this.#users.use(userId, () =>
-        this.#queue.write((change) => commitAdd(change, this.#state.user(userId), prepared, this.#pipeline, { metadata, observedAt }), userId),
+      // No catch-up lookup first (false): on a shared store the write's transaction checks the user's version itself.
+      return this.#users.use(
+        userId,
+        () => this.#queue.write((change) => commitAdd(change, this.#state.user(userId), prepared, this.#pipeline, { metadata, observedAt }), userId),
+        false,
       );
     });
   }
@@ -255,7 +258,7 @@ export class MemoryStore {
       return addMany(this.#pipeline, userId, texts, {
         metadata,
         observedAt,
-        write: (commit) => this.#users.use(userId, () => this.#queue.write((change) => commit(change, this.#state.user(userId)), userId)),
+        write: (commit) => this.#users.use(userId, () => this.#queue.write((change) => commit(change, this.#state.user(userId)), userId), false),
       });
     });
   }

@@ -77,14 +77,18 @@ export class UserLoader {
     return this.#backend !== null;
   }
 
-  /** Runs `fn` with these users loaded and pinned; afterwards, unloads beyond the bound. */
-  async use<T>(userIds: string | readonly string[], fn: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` with these users loaded and pinned; afterwards, unloads beyond the bound. `catchUp: false` skips the
+   * check for other processes' writes: for a write whose own transaction checks the user's version anyway
+   * (store/shared-catch-up.ts), so a stale copy costs a plan again instead of a lookup before every call.
+   */
+  async use<T>(userIds: string | readonly string[], fn: () => Promise<T>, catchUp = true): Promise<T> {
     if (this.#backend === null) return fn();
     const users = typeof userIds === "string" ? [userIds] : [...new Set(userIds)];
     for (const u of users) this.#pins.set(u, (this.#pins.get(u) ?? 0) + 1);
     try {
       for (const u of users) await this.#ensure(u);
-      if (this.#beforeCall !== null) await this.#beforeCall(users);
+      if (catchUp && this.#beforeCall !== null) await this.#beforeCall(users);
       return await fn();
     } finally {
       this.#unpin(users);

@@ -44,7 +44,9 @@ interface Staged {
  * (one write, one sync). The operation's promise resolves once its group is
  * durable. When a group fails, that group and every operation staged after it
  * (computed on top of it) are undone in reverse order and rejected, so a
- * failed write is never visible.
+ * failed write is never visible. A group refused for a `WriteConflict` undoes only the
+ * writes of the users that moved (and those planned on them): the others are written
+ * again as planned.
  */
 export class WriteQueue {
   readonly #state: EntryState;
@@ -96,7 +98,9 @@ export class WriteQueue {
           );
         }
         // A random pause, growing with the attempts, so processes that collided on a user do not collide again in step.
-        await pause(Math.random() * RETRY_PAUSE_MS * 2 ** (attempt - 1));
+        // None before the first retry: an add plans on its copy without looking the user's version up first
+        // (memory-store.ts), so a first conflict is most often a copy behind an earlier write, not a race.
+        if (attempt > 1) await pause(Math.random() * RETRY_PAUSE_MS * 2 ** (attempt - 1));
         // Caught up with nothing of this process's own staged (the writes rolled back with this one retry too).
         await this.exclusive(() => shared.catchUp(error.users));
       }
@@ -249,8 +253,8 @@ export class WriteQueue {
     if (this.#failure === null || this.#flushing) return;
     const { error } = this.#failure;
     this.#failure = null;
-    const staged = this.#staged;
-    this.#staged = [];
+    const [staged, kept] = error instanceof WriteConflict ? planned(this.#staged, error.users) : [this.#staged, []];
+    this.#staged = kept;
     for (let i = staged.length - 1; i >= 0; i--) staged[i]!.change.undo();
     const wrapped =
       error instanceof MoomemError
@@ -259,5 +263,34 @@ export class WriteQueue {
             cause: error,
           });
     for (const s of staged) s.reject(wrapped);
+    // The writes kept were refused with the group but planned on nothing that was undone: written as planned, in the next group.
+    if (kept.length > 0) void this.#flush();
   }
+}
+
+/** The users a staged write touches: its one user, or those of its records (an import, a forget of every user). */
+function usersOfStaged(s: Staged): string[] {
+  return s.userId !== null ? [s.userId] : [...new Set(s.records.map((r) => r.userId))];
+}
+
+/**
+ * Splits the writes staged when a group was refused for a `WriteConflict` on `users`: those to plan again
+ * (each write touching one of those users, and each write staged after one of them that shares a user with
+ * it, since it was planned on top of it) and those to keep (planned on state nothing refused touched; nothing
+ * of the group was stored, so they are written again as planned). Both keep their order.
+ */
+function planned(staged: readonly Staged[], users: readonly string[]): [Staged[], Staged[]] {
+  const touched = new Set(users);
+  const again: Staged[] = [];
+  const kept: Staged[] = [];
+  for (const s of staged) {
+    const mine = usersOfStaged(s);
+    if (mine.some((u) => touched.has(u))) {
+      for (const u of mine) touched.add(u);
+      again.push(s);
+    } else {
+      kept.push(s);
+    }
+  }
+  return [again, kept];
 }

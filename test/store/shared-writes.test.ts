@@ -137,4 +137,54 @@ describe("WriteQueue over a shared backend", () => {
     expect(plans).toBe(MAX_WRITE_ATTEMPTS);
     expect(state.entriesOf("ann")).toHaveLength(1);
   }, 60_000);
+
+  it("a conflict on one user plans again only that user's staged writes (and those planned on them); another user's staged write is kept and lands as planned", async () => {
+    const seqs = new SeqCounter(1, counterRow());
+    const state = new EntryState(4);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let appends = 0;
+    const stored: string[] = [];
+    const caught: string[][] = [];
+    const queue = new WriteQueue(
+      state,
+      backend(async (b) => {
+        if (appends++ === 0) {
+          // The first group (ann's first write) waits until the others are staged, then is refused: ann moved.
+          await gate;
+          throw new WriteConflict("test", ["ann"]);
+        }
+        stored.push(...b.flatMap((x) => x.entries.map((e) => e.content)));
+      }),
+      () => {},
+      { seqs, catchUp: (users) => (caught.push([...users]), Promise.resolve()) },
+    );
+    const plans = new Map<string, number>();
+    const op =
+      (userId: string, content: string) =>
+      (change: Parameters<Parameters<typeof queue.write>[0]>[0]): Promise<string> => {
+        plans.set(content, (plans.get(content) ?? 0) + 1);
+        const seq = seqs.next();
+        change.insert(entryRecord({ id: makeEntryId(seq), userId, seq, content }));
+        return Promise.resolve(content);
+      };
+    const first = queue.write(op("ann", "ann 1"), "ann");
+    await new Promise((r) => setTimeout(r, 0));
+    const others = [queue.write(op("bob", "bob 1"), "bob"), queue.write(op("ann", "ann 2"), "ann"), queue.write(op("bob", "bob 2"), "bob")];
+    await new Promise((r) => setTimeout(r, 0));
+    expect([...plans.values()]).toEqual([1, 1, 1, 1]); // all four planned and staged while the first group is out
+    release();
+    expect(await Promise.all([first, ...others])).toEqual(["ann 1", "bob 1", "ann 2", "bob 2"]);
+    // ann's two writes were planned again (the second was planned on the first); bob's were not.
+    expect(Object.fromEntries(plans)).toEqual({ "ann 1": 2, "bob 1": 1, "ann 2": 2, "bob 2": 1 });
+    expect(caught).toEqual([["ann"], ["ann"]]);
+    expect(stored.sort()).toEqual(["ann 1", "ann 2", "bob 1", "bob 2"]);
+    expect(
+      state
+        .entriesOf("ann")
+        .map((e) => e.content)
+        .sort(),
+    ).toEqual(["ann 1", "ann 2"]);
+    expect(state.entriesOf("bob").map((e) => e.content)).toEqual(["bob 1", "bob 2"]);
+  });
 });

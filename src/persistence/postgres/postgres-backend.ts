@@ -32,7 +32,7 @@ import {
   type MigrationResult,
 } from "./schema.ts";
 import { createOwnedPool, describeConnectionString, describePool, type OwnedPool } from "./connection.ts";
-import { ioFailure, isConnectionError, isRetryableConflict, redact } from "./sql-errors.ts";
+import { ioFailure, isConnectionError, isRetryableConflict, neverSent, redact, sqlState } from "./sql-errors.ts";
 
 /** Options of {@link PostgresBackend}: exactly one of `client`, `pool` or `connectionString`. */
 export interface PostgresBackendOptions {
@@ -127,6 +127,19 @@ interface MetaRow {
   lastWriteAt: number | null;
 }
 
+/** What a write that fails itself (`#oneStatement` alone, after a race) puts in its error, to be told from any other failure. */
+const REFUSED_MARK = "moomem: write refused";
+
+/** A write as one statement, and what the backend needs to read its outcome. */
+interface OneStatement {
+  text: string;
+  params: unknown[];
+  /** Per user: the version the write was planned on, and its number of events. */
+  expected: Array<{ user_id: string; v: number; n: number }>;
+  /** The first event it writes, to look up when the answer is lost. */
+  landmark: Landmark;
+}
+
 /** Where an append left a mark, so a COMMIT whose answer was lost can be checked. */
 interface Landmark {
   userId: string;
@@ -192,6 +205,8 @@ export class PostgresBackend implements PersistenceBackend, UserLoading, SharedW
   #meta: { stamp: string; format: number } | null = null;
   /** The version of each user as of what this backend last read of it (the whole store at load, a user by `readUser`, changes by `refresh()`). */
   #versions = new Map<string, number>();
+  /** The append under way (appends run one after another). */
+  #appending: Promise<unknown> = Promise.resolve();
 
   constructor(options: PostgresBackendOptions) {
     if (typeof options !== "object" || options === null) {
@@ -331,8 +346,33 @@ export class PostgresBackend implements PersistenceBackend, UserLoading, SharedW
     this.#writable("append");
     const operations = splitOperations(batches, this.location);
     if (operations.length === 0) return;
+    // One append at a time (a store's write queue never overlaps them anyway): each is planned on the versions the
+    // one before it left, which a write sent alone reads when it is built.
+    const run = this.#appending.then(() => this.#append(operations));
+    this.#appending = run.catch(() => undefined);
+    return run;
+  }
+
+  async #append(operations: EntryRecord[][]): Promise<void> {
     const at = Date.now();
-    await this.#write("append", at, usersOf(operations), true, (tx, writeId, versions) => this.#writeOperations(tx, operations, at, writeId, versions));
+    const rows = latestRows(operations);
+    const users = usersOf(operations);
+    if (rows.length <= UPSERT_ROWS && users.length === 1) {
+      // The common write (an add, a forget, a group of them for one user): one statement, no BEGIN or COMMIT.
+      await this.#writeAlone(operations, rows, at);
+    } else if (rows.length <= UPSERT_ROWS) {
+      // Several users: the same statement between BEGIN and COMMIT (a user whose version moved rolls back the others').
+      await this.#write(
+        "append",
+        at,
+        usersOf(operations),
+        true,
+        (tx, writeId, versions) => this.#writeInOne(tx, operations, rows, at, writeId, versions),
+        true,
+      );
+    } else {
+      await this.#write("append", at, usersOf(operations), true, (tx, writeId, versions) => this.#writeOperations(tx, operations, at, writeId, versions));
+    }
     this.#lastWriteAt = at;
   }
 
@@ -729,6 +769,7 @@ export class PostgresBackend implements PersistenceBackend, UserLoading, SharedW
     users: readonly string[],
     checkEmbedder: boolean,
     body: (tx: SqlQueryable, writeId: string, versions: Map<string, number>) => Promise<Landmark | null>,
+    metaInBody = false,
   ): Promise<void> {
     const client = await this.#connect();
     const writeId = randomId();
@@ -744,21 +785,15 @@ export class PostgresBackend implements PersistenceBackend, UserLoading, SharedW
       try {
         await client.transaction(async (tx) => {
           landmark = await body(tx, writeId, versions);
+          if (metaInBody) {
+            committing = true;
+            return;
+          }
           const [meta] = await tx.query(
             `UPDATE ${this.#s}.meta SET last_write_at = coalesce($1, last_write_at) WHERE id = 1 RETURNING embedder_id, embedder_dim`,
             [at],
           );
-          const mine = this.#embedder;
-          if (checkEmbedder && mine !== null && typeof meta?.["embedder_id"] === "string") {
-            const id = meta["embedder_id"];
-            const dim = Number(numeric(meta["embedder_dim"]));
-            if (id !== mine.id || dim !== mine.dim) {
-              throw new MoomemError(
-                "EMBEDDER_MISMATCH",
-                `${this.location}: another process recomputed every vector with embedder ${id} (${dim} dims) (a reembed); this process uses ${mine.id} (${mine.dim} dims), so this ${what} was not stored: open the store again with that embedder`,
-              );
-            }
-          }
+          if (checkEmbedder) this.#checkEmbedder(meta, what);
           committing = true;
         });
         await done();
@@ -785,6 +820,209 @@ export class PostgresBackend implements PersistenceBackend, UserLoading, SharedW
         throw ioFailure(`${this.location}: ${what} failed and nothing of it was stored`, error, this.#secrets);
       }
     }
+  }
+
+  /** Refuses the write (`EMBEDDER_MISMATCH`, inside its transaction: nothing is stored) when the meta row records another embedder than this process's. */
+  #checkEmbedder(meta: SqlRow | undefined, what: string): void {
+    const mine = this.#embedder;
+    if (mine === null || typeof meta?.["embedder_id"] !== "string") return;
+    const id = meta["embedder_id"];
+    const dim = Number(numeric(meta["embedder_dim"]));
+    if (id !== mine.id || dim !== mine.dim) {
+      throw new MoomemError(
+        "EMBEDDER_MISMATCH",
+        `${this.location}: another process recomputed every vector with embedder ${id} (${dim} dims) (a reembed); this process uses ${mine.id} (${mine.dim} dims), so this ${what} was not stored: open the store again with that embedder`,
+      );
+    }
+  }
+
+  /**
+   * The whole of a write of at most `UPSERT_ROWS` rows as ONE statement. In order, by the data each part
+   * needs of the one before: the users' advisory locks (in key order, as `#lockUsers`); each user's
+   * version moved from the one this process's copy is current as of to that plus its events, as a
+   * compare-and-set (`ON CONFLICT … DO UPDATE … WHERE version = expected`, which PostgreSQL evaluates on
+   * the newest committed row, after waiting for its row lock: so the statement's snapshot, taken before
+   * the advisory lock was granted, cannot hide a write that committed meanwhile); only if every user's
+   * version matched, the rows, the events, and last the meta row. Nothing but the versions is written
+   * unless every version matched.
+   *
+   * `alone` (a statement that is its own transaction, for a write of one user): the statement also checks
+   * first, in its snapshot, that no row of the write belongs to another user and that the recorded
+   * embedder is this process's, and writes nothing when not (`pre` false: the caller runs the write
+   * again the long way, which says which); and if either turns out otherwise once the rows are written
+   * (a race with a commit after its snapshot), it fails itself, with a cast error naming
+   * `REFUSED_MARK`, so PostgreSQL undoes all of it. Without `alone`, the caller checks `upserted` and
+   * the embedder the meta row returned, inside its transaction, and rolls back.
+   */
+  #oneStatement(operations: EntryRecord[][], rows: EntryRecord[], at: number, writeId: string, alone: boolean): OneStatement {
+    const events = eventsOf(operations);
+    const counts = new Map<string, number>();
+    for (const event of events) counts.set(event.user_id, (counts.get(event.user_id) ?? 0) + 1);
+    const expected = [...counts.keys()].sort().map((userId) => ({ user_id: userId, v: this.#versions.get(userId) ?? 0, n: counts.get(userId)! }));
+    const s = this.#s;
+    const mine = this.#embedder;
+    const text = `WITH expected AS (
+         SELECT x.user_id, x.v, x.n FROM jsonb_to_recordset($1::jsonb) AS x(user_id text, v bigint, n bigint)
+       ), pre AS (
+         SELECT NOT $9::boolean OR (
+           NOT EXISTS (SELECT 1 FROM ${s}.entries t JOIN json_array_elements($2::json) AS r ON t.id = r->>'id' WHERE t.user_id <> r->>'user_id')
+           AND NOT EXISTS (SELECT 1 FROM ${s}.meta m WHERE m.id = 1 AND $7::text IS NOT NULL AND m.embedder_id IS NOT NULL AND (m.embedder_id <> $7 OR m.embedder_dim <> $8))
+         ) AS ok
+       ), locked AS (
+         SELECT count(*) AS n FROM (SELECT k, pg_advisory_xact_lock(k) FROM (SELECT DISTINCT hashtextextended($6 || user_id, 0) AS k FROM expected ORDER BY k) AS keys) AS l
+       ), bumped AS (
+         INSERT INTO ${s}.users AS u (user_id, version, last_write_at)
+         SELECT x.user_id, x.v + x.n, $4 FROM expected x
+         WHERE (SELECT pre.ok FROM pre) AND (SELECT n FROM locked) >= 0 AND (x.v = 0 OR EXISTS (SELECT 1 FROM ${s}.users w WHERE w.user_id = x.user_id))
+         ON CONFLICT (user_id) DO UPDATE SET version = excluded.version, last_write_at = excluded.last_write_at
+         WHERE u.version = (SELECT x.v FROM expected x WHERE x.user_id = u.user_id)
+         RETURNING u.user_id, u.version
+       ), ok AS (
+         SELECT (SELECT count(*) FROM bumped) = (SELECT count(*) FROM expected) AS ok
+       ), upserted AS (
+         INSERT INTO ${s}.entries AS e (${ENTRY_COLUMNS}) ${entryRowsFromJson("$2")} WHERE (SELECT ok.ok FROM ok)
+         ON CONFLICT (id) DO UPDATE SET content = excluded.content, kind = excluded.kind, key = excluded.key,
+           status = excluded.status, created_at = excluded.created_at, updated_at = excluded.updated_at, seq = excluded.seq,
+           superseded_by = excluded.superseded_by, metadata = excluded.metadata, lifecycle = excluded.lifecycle, embedding = excluded.embedding
+         WHERE e.user_id = excluded.user_id
+         RETURNING id
+       ), written AS (
+         INSERT INTO ${s}.events (user_id, version, write_id, at, changes)
+         SELECT i.user_id, b.version - x.n + row_number() OVER (PARTITION BY i.user_id ORDER BY i.op), $5, $4, i.changes
+         FROM jsonb_to_recordset($3::jsonb) AS i(op integer, user_id text, changes jsonb) JOIN expected x USING (user_id) JOIN bumped b USING (user_id)
+         WHERE (SELECT ok.ok FROM ok)
+         RETURNING user_id, version
+       ), meta AS (
+         UPDATE ${s}.meta SET last_write_at = coalesce($4, last_write_at)
+         WHERE id = 1 AND (SELECT ok.ok FROM ok) AND (SELECT count(*) FROM written) >= 0 AND (SELECT count(*) FROM upserted) >= 0
+           AND (NOT $9::boolean OR $7::text IS NULL OR embedder_id IS NULL OR (embedder_id = $7 AND embedder_dim = $8))
+         RETURNING embedder_id, embedder_dim
+       ), outcome AS (
+         SELECT (SELECT pre.ok FROM pre) AS pre, (SELECT ok.ok FROM ok) AS ok, (SELECT count(*) FROM upserted) AS upserted, (SELECT count(*) FROM written) AS written,
+           (SELECT json_agg(json_build_object('user_id', user_id, 'version', version)) FROM bumped) AS versions,
+           (SELECT json_agg(user_id) FROM expected WHERE user_id NOT IN (SELECT user_id FROM bumped)) AS moved,
+           m.embedder_id, m.embedder_dim, m.embedder_id IS NULL AND NOT EXISTS (SELECT 1 FROM meta) AS no_meta
+         FROM (SELECT 1) AS one LEFT JOIN meta m ON true
+       )
+       SELECT o.*, CASE WHEN $9::boolean AND o.ok AND (o.upserted <> $10 OR o.no_meta)
+         THEN CAST('${REFUSED_MARK} ' || o.upserted::text AS integer) END AS refused
+       FROM outcome o`;
+    const params = [
+      JSON.stringify(expected),
+      entriesJsonText(rows),
+      JSON.stringify(events),
+      at,
+      writeId,
+      `moomem:${this.schema}:`,
+      mine?.id ?? null,
+      mine?.dim ?? null,
+      alone,
+      rows.length,
+    ];
+    const first = expected[0]!;
+    return { text, params, expected, landmark: { userId: first.user_id, version: first.v + 1, writeId } };
+  }
+
+  /** {@link #oneStatement} inside a transaction (a write of several users): refusals throw, and the caller rolls back. */
+  async #writeInOne(
+    tx: SqlQueryable,
+    operations: EntryRecord[][],
+    rows: EntryRecord[],
+    at: number,
+    writeId: string,
+    versions: Map<string, number>,
+  ): Promise<Landmark | null> {
+    if (rows.length === 0) return null;
+    const statement = this.#oneStatement(operations, rows, at, writeId, false);
+    const [result] = await tx.query(statement.text, statement.params);
+    if (result === undefined || !isTrue(result["ok"])) throw this.#conflict(result, statement);
+    if (Number(numeric(result["upserted"])) !== rows.length) {
+      // An entry never changes user: the row whose id another user's entry holds was not updated, and the whole write is refused.
+      const owners = await tx.query(`SELECT id, user_id FROM ${this.#s}.entries WHERE id IN (SELECT e->>'id' FROM json_array_elements($1::json) AS e)`, [
+        JSON.stringify(rows.map((r) => ({ id: r.id }))),
+      ]);
+      const clash = rows.find((r) => owners.some((row) => row["id"] === r.id && row["user_id"] !== r.userId)) ?? rows[0]!;
+      throw this.#clash(clash);
+    }
+    this.#checkEmbedder(result, "append");
+    this.#took(result, versions);
+    return statement.landmark;
+  }
+
+  /**
+   * A write of one user as {@link #oneStatement} alone, its own transaction: one round trip. When its checks
+   * found a row of another user or another embedder (or a race made it fail itself), the write runs again
+   * the long way (`#writeOperations` in a transaction), which stores it or says precisely why not. A
+   * connection that failed with the statement sent leaves its fate unknown: the event it would have written
+   * is looked up, as for a lost COMMIT (`#write`).
+   */
+  async #writeAlone(operations: EntryRecord[][], rows: EntryRecord[], at: number): Promise<void> {
+    const client = await this.#connect();
+    const statement = this.#oneStatement(operations, rows, at, randomId(), true);
+    const longWay = (): Promise<void> =>
+      this.#write("append", at, usersOf(operations), true, (tx, writeId, versions) => this.#writeOperations(tx, operations, at, writeId, versions));
+    const versions = new Map<string, number>();
+    for (let attempt = 1; ; attempt++) {
+      let result: SqlRow | undefined;
+      try {
+        [result] = await client.query(statement.text, statement.params);
+      } catch (error) {
+        if (sqlState(error) === "22P02" && describeError(error).includes(REFUSED_MARK)) return longWay();
+        if (isRetryableConflict(error) && attempt < MAX_ATTEMPTS) continue;
+        if (isConnectionError(error) && !neverSent(error)) {
+          const landed = await this.#landed(statement.landmark);
+          if (landed === true) {
+            for (const x of statement.expected) versions.set(x.user_id, x.v + x.n);
+            this.#eventsSinceTrim += statement.expected.reduce((n, x) => n + x.n, 0);
+            await this.#wrote(operations, versions);
+            return;
+          }
+          if (landed === null) {
+            throw new MoomemError(
+              "IO_FAILURE",
+              redact(
+                `${this.location}: the connection failed while this append was sent (${describeError(error)}), so it may or may not have been stored; the store's memory does not have it (the next call for the user reads what the database kept); check that the database is reachable`,
+                this.#secrets,
+              ),
+            );
+          }
+        }
+        if (isConnectionError(error) && attempt < MAX_ATTEMPTS) continue;
+        throw ioFailure(`${this.location}: append failed and nothing of it was stored`, error, this.#secrets);
+      }
+      if (result !== undefined && !isTrue(result["pre"])) return longWay();
+      if (result === undefined || !isTrue(result["ok"])) throw this.#conflict(result, statement);
+      this.#took(result, versions);
+      await this.#wrote(operations, versions);
+      return;
+    }
+  }
+
+  /** The `WriteConflict` of a statement that found users whose version moved. */
+  #conflict(result: SqlRow | undefined, statement: OneStatement): WriteConflict {
+    const moved = jsonValue(result?.["moved"]);
+    return new WriteConflict(this.location, Array.isArray(moved) && moved.length > 0 ? moved.map(String) : statement.expected.map((x) => x.user_id));
+  }
+
+  #clash(entry: EntryRecord): MoomemError {
+    return new MoomemError(
+      "STORE_CORRUPTED",
+      `${this.location}: entry id ${JSON.stringify(entry.id)} is already stored for another user than ${JSON.stringify(entry.userId)}; nothing of this write was stored (an entry never moves between users)`,
+    );
+  }
+
+  /** Takes what a statement that wrote reports: the events written, each user's new version. */
+  #took(result: SqlRow, versions: Map<string, number>): void {
+    this.#eventsSinceTrim += Number(numeric(result["written"]));
+    const bumped = jsonValue(result["versions"]);
+    for (const row of Array.isArray(bumped) ? (bumped as SqlRow[]) : []) versions.set(String(row["user_id"]), Number(numeric(row["version"])));
+  }
+
+  /** After a write known to have committed, as `#write` does: the users to trim, their versions, the size. */
+  async #wrote(operations: EntryRecord[][], versions: Map<string, number>): Promise<void> {
+    for (const user of usersOf(operations)) this.#touched.add(user);
+    for (const [user, version] of versions) this.#versions.set(user, version);
+    await this.#refreshSize(false);
   }
 
   /** Whether the transaction that wrote `landmark` committed: true, false, or null when the database cannot tell us now. */
@@ -818,10 +1056,7 @@ export class PostgresBackend implements PersistenceBackend, UserLoading, SharedW
       .filter((row) => Number(numeric(row["version"])) !== (this.#versions.get(String(row["user_id"])) ?? 0))
       .map((row) => String(row["user_id"]));
     if (moved.length > 0) throw new WriteConflict(this.location, moved);
-    // The latest version of each id in the group: one row per id per statement (PostgreSQL refuses an upsert touching a row twice).
-    const latest = new Map<string, EntryRecord>();
-    for (const op of operations) for (const entry of op) latest.set(entry.id, entry);
-    const rows = [...latest.values()];
+    const rows = latestRows(operations);
     for (let i = 0; i < rows.length; i += UPSERT_ROWS) {
       const chunk = rows.slice(i, i + UPSERT_ROWS);
       // An entry never changes user: a row whose id another user's entry holds is not updated, and the whole write is refused.
@@ -843,16 +1078,7 @@ export class PostgresBackend implements PersistenceBackend, UserLoading, SharedW
         );
       }
     }
-    const events: Array<{ op: number; user_id: string; changes: EntryChange[] }> = [];
-    operations.forEach((op, index) => {
-      const byUser = new Map<string, Map<string, EntryChange>>();
-      for (const entry of op) {
-        let changes = byUser.get(entry.userId);
-        if (changes === undefined) byUser.set(entry.userId, (changes = new Map()));
-        changes.set(entry.id, { id: entry.id, seq: entry.seq, status: entry.status });
-      }
-      for (const [userId, changes] of byUser) events.push({ op: index, user_id: userId, changes: [...changes.values()] });
-    });
+    const events = eventsOf(operations);
     const written = await tx.query(
       `WITH incoming AS (
          SELECT r.op, r.user_id, r.changes FROM jsonb_to_recordset($1::jsonb) AS r(op integer, user_id text, changes jsonb)
@@ -1128,6 +1354,38 @@ function splitOperations(batches: readonly Batch[], location: string): EntryReco
     current = [];
   });
   return operations;
+}
+
+/** The latest version of each id in the group: one row per id per statement (PostgreSQL refuses an upsert touching a row twice). */
+function latestRows(operations: readonly EntryRecord[][]): EntryRecord[] {
+  const latest = new Map<string, EntryRecord>();
+  for (const op of operations) for (const entry of op) latest.set(entry.id, entry);
+  return [...latest.values()];
+}
+
+/** One event per (operation, user): the ids, seqs and statuses the operation changed for the user, never content. */
+function eventsOf(operations: readonly EntryRecord[][]): Array<{ op: number; user_id: string; changes: EntryChange[] }> {
+  const events: Array<{ op: number; user_id: string; changes: EntryChange[] }> = [];
+  operations.forEach((op, index) => {
+    const byUser = new Map<string, Map<string, EntryChange>>();
+    for (const entry of op) {
+      let changes = byUser.get(entry.userId);
+      if (changes === undefined) byUser.set(entry.userId, (changes = new Map()));
+      changes.set(entry.id, { id: entry.id, seq: entry.seq, status: entry.status });
+    }
+    for (const [userId, changes] of byUser) events.push({ op: index, user_id: userId, changes: [...changes.values()] });
+  });
+  return events;
+}
+
+/** A boolean column as a driver returns it (a boolean, or PostgreSQL's text `t`). */
+function isTrue(value: unknown): boolean {
+  return value === true || value === "t" || value === "true";
+}
+
+/** A `json` column as a value: drivers return it parsed, or as its text. */
+function jsonValue(value: unknown): unknown {
+  return typeof value === "string" ? (JSON.parse(value) as unknown) : value;
 }
 
 /** The distinct users of these operations, sorted. */

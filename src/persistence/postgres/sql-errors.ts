@@ -23,6 +23,15 @@ export function isConnectionError(error: unknown): boolean {
   return state === undefined || state.startsWith("08") || state.startsWith("57P");
 }
 
+/**
+ * The connection was refused: the statement never reached a server, so nothing of it can have been
+ * stored (unlike a connection that broke after the statement was sent).
+ */
+export function neverSent(error: unknown): boolean {
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+  return code === "ECONNREFUSED";
+}
+
 /** Deadlock or serialization failure: PostgreSQL rolled the transaction back and running it again is the documented remedy. */
 export function isRetryableConflict(error: unknown): boolean {
   const state = sqlState(error);

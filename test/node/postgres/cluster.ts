@@ -19,6 +19,8 @@ export interface TestCluster {
   port: number;
   /** Superuser URL (trust auth on loopback). */
   url: string;
+  /** The cluster's data directory (bench/postgres.ts reads the postmaster's pid from it). */
+  dataDir: string;
   /** Stops the server at once (like a crash: `-m immediate`); data stays. */
   stop(): Promise<void>;
   /** Starts it again on the same port. */
@@ -111,6 +113,7 @@ export async function startCluster(): Promise<TestCluster> {
   return {
     port,
     url,
+    dataDir: data,
     stop: async () => {
       await pgCtl(["-m", "immediate", "-w", "stop"]);
     },

@@ -152,6 +152,107 @@ describe("PostgresBackend: migrations", () => {
 });
 
 describe("PostgresBackend: many writers", () => {
+  /** Every user's version and the number of events and entry rows of a schema: what a refused write must leave unchanged. */
+  async function footprint(schema: string): Promise<unknown> {
+    const users = await db.pool.query(`SELECT user_id, version FROM ${schema}.users ORDER BY user_id`);
+    const counts = await db.pool.query(`SELECT (SELECT count(*) FROM ${schema}.events) AS events, (SELECT count(*) FROM ${schema}.entries) AS entries`);
+    const meta = await db.pool.query(`SELECT xmin::text AS stamp, last_write_at FROM ${schema}.meta`);
+    return { users: users.rows, counts: counts.rows, meta: meta.rows };
+  }
+
+  it("a write for several users, one of which moved, stores nothing for any of them (the other users' versions included)", async () => {
+    const first = fresh();
+    await first.openCatalog();
+    await first.append([{ entries: [makeEntry("a", 1, { userId: "u1" })] }, { entries: [makeEntry("b", 2, { userId: "u2" })] }]);
+    const second = new PostgresBackend({ pool: db.pool, schema: first.schema });
+    await second.openCatalog();
+    await second.loadUser("u2");
+    await second.append([{ entries: [makeEntry("c", 3, { userId: "u2" })], userId: "u2" }]);
+    const before = await footprint(first.schema);
+    // u1 (listed first, so its version compare-and-set succeeds in the statement) is unchanged; u2 moved.
+    const error = await rejection(
+      first.append([
+        { entries: [makeEntry("d", 4, { userId: "u1" })] },
+        { entries: [makeEntry("e", 5, { userId: "u2" })] },
+        { entries: [makeEntry("f", 6, { userId: "u3" })] },
+      ]),
+    );
+    expect(error).toBeInstanceOf(WriteConflict);
+    expect((error as WriteConflict).users).toEqual(["u2"]);
+    expect(await footprint(first.schema)).toEqual(before);
+    expect(await first.userMoved("u1")).toBe(false);
+    await first.close();
+    await second.close();
+  });
+
+  it("a write of one user (one statement, its own transaction) that finds, once its lock is granted, an id taken or a new embedder undoes itself whole", async () => {
+    const backend = fresh();
+    await backend.openCatalog();
+    await backend.append([{ entries: [makeEntry("mine", 1, { userId: "racer" })] }]);
+    await backend.compactStored({ id: "e", dim: 2 });
+    /** Runs `append` while the user's lock is held elsewhere, and `meanwhile` commits before the lock is let go. */
+    const racing = async (append: () => Promise<void>, meanwhile: string): Promise<unknown> => {
+      const holder = await db.pool.connect();
+      try {
+        await holder.query("BEGIN");
+        await holder.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`moomem:${backend.schema}:racer`]);
+        const outcome = rejection(append());
+        // The statement has started (its snapshot is taken) once it waits for the lock.
+        for (;;) {
+          const { rows } = await db.pool.query(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`);
+          if (rows[0].n > 0) break;
+          await new Promise((r) => setTimeout(r, 5));
+        }
+        await db.pool.query(meanwhile);
+        await holder.query("COMMIT");
+        return await outcome;
+      } finally {
+        holder.release();
+      }
+    };
+    const before = await footprint(backend.schema);
+    const taken = await racing(
+      () => backend.append([{ entries: [makeEntry("taken", 2, { userId: "racer" })] }]),
+      `INSERT INTO ${backend.schema}.entries (id, user_id, content, kind, status, created_at, updated_at, seq, metadata) VALUES ('taken', 'other', 'x', 'fact', 'active', 0, 0, 99, '{}')`,
+    );
+    expect(isMoomemError(taken, "STORE_CORRUPTED")).toBe(true);
+    expect((await db.pool.query(`SELECT user_id FROM ${backend.schema}.entries WHERE id = 'taken'`)).rows).toEqual([{ user_id: "other" }]);
+    await db.pool.query(`DELETE FROM ${backend.schema}.entries WHERE id = 'taken'`);
+    expect(await footprint(backend.schema)).toEqual(before);
+    const reembedded = await racing(
+      () => backend.append([{ entries: [makeEntry("late", 3, { userId: "racer" })] }]),
+      `UPDATE ${backend.schema}.meta SET embedder_id = 'new', embedder_dim = 3`,
+    );
+    expect(isMoomemError(reembedded, "EMBEDDER_MISMATCH")).toBe(true);
+    const after = await db.pool.query(
+      `SELECT (SELECT count(*)::int FROM ${backend.schema}.events) AS events, (SELECT count(*)::int FROM ${backend.schema}.entries) AS entries`,
+    );
+    expect(after.rows).toEqual([{ events: 1, entries: 1 }]);
+    expect(((await footprint(backend.schema)) as { users: unknown }).users).toEqual((before as { users: unknown }).users);
+    await backend.close();
+  });
+
+  it("an entry id another user's entry holds refuses the whole write (STORE_CORRUPTED), storing nothing", async () => {
+    const backend = fresh();
+    await backend.openCatalog();
+    await backend.append([{ entries: [makeEntry("shared-id", 1, { userId: "owner" })] }]);
+    const before = await footprint(backend.schema);
+    for (const batches of [
+      [{ entries: [makeEntry("shared-id", 2, { userId: "intruder" })] }],
+      [{ entries: [makeEntry("fine", 3, { userId: "intruder" }), makeEntry("shared-id", 4, { userId: "intruder" })] }],
+    ]) {
+      const error = await rejection(backend.append(batches));
+      expect(isMoomemError(error, "STORE_CORRUPTED")).toBe(true);
+      expect((error as Error).message).toContain('entry id "shared-id" is already stored for another user than "intruder"');
+      expect(await footprint(backend.schema)).toEqual(before);
+    }
+    // The backend's own idea of the users' versions did not move either: its next write lands.
+    await backend.append([{ entries: [makeEntry("fine", 5, { userId: "intruder" })] }]);
+    const { rows } = await db.pool.query(`SELECT version FROM ${backend.schema}.users WHERE user_id = 'intruder'`);
+    expect(rows.map((r: { version: string }) => Number(r.version))).toEqual([1]);
+    await backend.close();
+  });
+
   it("a write planned on an older version of its user is refused (WriteConflict) and changes nothing; caught up, it lands", async () => {
     const first = fresh();
     await first.openCatalog();

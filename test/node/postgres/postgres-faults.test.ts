@@ -85,12 +85,25 @@ describe("the server going away", () => {
 });
 
 describe("a COMMIT whose answer is lost", () => {
-  /** A client whose transactions report a dropped connection after (or instead of) committing. */
+  /**
+   * A client whose writes report a dropped connection after (or instead of) committing: a transaction, or a
+   * write sent as one statement on its own (its own transaction: the backend's write of one user).
+   */
   function lossy(mode: { next: "ok" | "lost-after-commit" | "lost-before-commit" | "lost-and-unreachable" }): SqlClient {
     const real = fromPgPool(db.pool);
     let unreachable = false;
     return {
-      query: (text, params) => (unreachable ? Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1")) : real.query(text, params)),
+      async query(text, params) {
+        if (unreachable) throw new Error("connect ECONNREFUSED 127.0.0.1");
+        const now = /INSERT INTO \S+\.entries\b/.test(text) ? mode.next : "ok";
+        if (now === "ok") return real.query(text, params);
+        mode.next = "ok";
+        // Lost before: the connection died with the statement unsent or unfinished, so PostgreSQL did not commit it.
+        if (now === "lost-before-commit") throw new Error("Connection terminated unexpectedly");
+        await real.query(text, params);
+        if (now === "lost-and-unreachable") unreachable = true;
+        throw new Error("Connection terminated unexpectedly");
+      },
       async transaction(fn) {
         const now = mode.next;
         mode.next = "ok";
