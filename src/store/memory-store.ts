@@ -115,7 +115,7 @@ export class MemoryStore {
       () => this.#maybeCompact(),
       shared && { seqs: parts.pipeline.seqs, catchUp: (u) => shared.catchUp(u) },
     );
-    if (shared !== null) parts.users.catchUpWith((u) => shared.beforeCall(u));
+    if (shared !== null) parts.users.catchUpWith((u, kind) => shared.beforeCall(u, kind));
     this.#sharedWrites = shared !== null;
     // An import under maxLoadedUsers writes users it does not load: a load reads them once they are written.
     if (parts.users.bounded) parts.users.loadAfter(() => this.#queue.idle());
@@ -225,11 +225,11 @@ export class MemoryStore {
         return { extracted: 0, inserted: 0, duplicates: 0, superseded: 0, conflicts: 0, degraded: false, facts: [], nothingExtracted: silent };
       // Extraction and embedding need no store state: they run before taking the write queue.
       const prepared = await prepareAdd(this.#pipeline, userId, text);
-      // No catch-up lookup first (false): on a shared store the write's transaction checks the user's version itself.
+      // "add": on a shared store the write's transaction checks the user's version itself (see SharedCatchUp.beforeCall).
       return this.#users.use(
         userId,
         () => this.#queue.write((change) => commitAdd(change, this.#state.user(userId), prepared, this.#pipeline, { metadata, observedAt }), userId),
-        false,
+        "add",
       );
     });
   }
@@ -258,7 +258,7 @@ export class MemoryStore {
       return addMany(this.#pipeline, userId, texts, {
         metadata,
         observedAt,
-        write: (commit) => this.#users.use(userId, () => this.#queue.write((change) => commit(change, this.#state.user(userId)), userId), false),
+        write: (commit) => this.#users.use(userId, () => this.#queue.write((change) => commit(change, this.#state.user(userId)), userId), "add"),
       });
     });
   }

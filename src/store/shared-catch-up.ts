@@ -8,6 +8,10 @@ import type { EntryState } from "../state/entry-state.ts";
 import { withLifecycle } from "../state/lifecycle.ts";
 import { applyRefreshed } from "./store-follower.ts";
 import type { WriteQueue } from "./write-queue.ts";
+import type { CallKind } from "./user-loading.ts";
+
+/** Users remembered as written by other processes; past this many the memory starts again (each costs one lookup more). */
+const OTHERS_WRITE_LIMIT = 10_000;
 
 /**
  * Keeps the users this process holds current with what other processes wrote (docs/postgres.md,
@@ -15,11 +19,19 @@ import type { WriteQueue } from "./write-queue.ts";
  * moved, the changes are read and applied in the write queue with nothing staged. Skipped while this
  * process has a write for the user staged: that write is checked against the version under the user's
  * lock anyway, and caught up and planned again if it moved (write-queue.ts).
+ *
+ * An add is checked by its own write the same way, so it skips the lookup for a user no other process is
+ * known to write (a user one app server keeps, the common case, then costs one round trip per add). Once
+ * another process's write for the user was seen (here or as a conflict), its adds look first again: planning
+ * on a stale copy would be refused and planned again, and a plan may call a model (the judge), which costs
+ * far more than the lookup.
  */
 export class SharedCatchUp {
   readonly #state: EntryState;
   readonly #backend: PersistenceBackend & SharedWriting;
   readonly #queue: () => WriteQueue;
+  /** Users another process was seen writing: their adds look before they plan. */
+  readonly #othersWrite = new Set<string>();
 
   /** `queue`: the store's write queue (a function: the queue is built with this object's `catchUp`). */
   constructor(state: EntryState, backend: PersistenceBackend & SharedWriting, queue: () => WriteQueue) {
@@ -29,11 +41,12 @@ export class SharedCatchUp {
   }
 
   /** Before a call for these users (loaded and pinned): catches up those another process wrote since this one read them. */
-  async beforeCall(users: readonly string[]): Promise<void> {
+  async beforeCall(users: readonly string[], kind: CallKind = "read"): Promise<void> {
     const queue = this.#queue();
     const moved: string[] = [];
     for (const userId of users) {
       if (this.#state.isCold(userId) || queue.pendingFor(userId)) continue;
+      if (kind === "add" && !this.#othersWrite.has(userId)) continue;
       try {
         if (await callBackend(this.#backend.location, `checking user ${userId} for other writers`, () => this.#backend.userMoved(userId))) moved.push(userId);
       } catch (error) {
@@ -49,6 +62,8 @@ export class SharedCatchUp {
   /** Applies what other processes wrote for these users (run in the write queue, with nothing staged). A user not loaded is read whole on its next call instead. */
   async catchUp(users: readonly string[]): Promise<void> {
     for (const userId of users) {
+      if (this.#othersWrite.size >= OTHERS_WRITE_LIMIT) this.#othersWrite.clear();
+      this.#othersWrite.add(userId);
       if (this.#state.isCold(userId)) continue;
       const found = await callBackend(this.#backend.location, `catching up user ${userId}`, () => this.#backend.catchUpUser(userId));
       if (found !== null) applyUser(this.#state, userId, found);

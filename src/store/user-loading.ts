@@ -13,6 +13,12 @@ import { withLifecycle } from "../state/lifecycle.ts";
  * being loaded share one load. With `maxLoaded`, once a call ends the least recently used users beyond
  * the bound are unloaded (README, "Many users: loading a user when asked").
  */
+/**
+ * What a call does with a user, for the check of other processes' writes before it (store/shared-catch-up.ts): an
+ * `add` (add, addMany) is checked by its own write, every other call (reads, forget, restore…) is a `read` here.
+ */
+export type CallKind = "read" | "add";
+
 export class UserLoader {
   readonly #state: EntryState;
   readonly #backend: (PersistenceBackend & UserLoading) | null;
@@ -22,7 +28,7 @@ export class UserLoader {
   /** Loaded users, least recently used first (a Map keeps insertion order: a use moves the user to the end). */
   readonly #recent = new Map<string, true>();
   /** A store several processes write: catches the users of a call up with the others' writes (store/shared-catch-up.ts). */
-  #beforeCall: ((users: readonly string[]) => Promise<void>) | null = null;
+  #beforeCall: ((users: readonly string[], kind: CallKind) => Promise<void>) | null = null;
   /** Resolves once the writes queued so far are durable (see {@link loadAfter}). */
   #writesSettled: () => Promise<void> = () => Promise.resolve();
 
@@ -34,7 +40,7 @@ export class UserLoader {
   }
 
   /** Runs `check` before every call, once its users are loaded and pinned (a store several processes write). */
-  catchUpWith(check: (users: readonly string[]) => Promise<void>): void {
+  catchUpWith(check: (users: readonly string[], kind: CallKind) => Promise<void>): void {
     this.#beforeCall = check;
   }
 
@@ -78,17 +84,17 @@ export class UserLoader {
   }
 
   /**
-   * Runs `fn` with these users loaded and pinned; afterwards, unloads beyond the bound. `catchUp: false` skips the
-   * check for other processes' writes: for a write whose own transaction checks the user's version anyway
-   * (store/shared-catch-up.ts), so a stale copy costs a plan again instead of a lookup before every call.
+   * Runs `fn` with these users loaded and pinned; afterwards, unloads beyond the bound. `kind` tells the check for
+   * other processes' writes what the call is: an add's own transaction checks the user's version anyway, so it may
+   * skip the lookup for a user no other process is known to write (store/shared-catch-up.ts).
    */
-  async use<T>(userIds: string | readonly string[], fn: () => Promise<T>, catchUp = true): Promise<T> {
+  async use<T>(userIds: string | readonly string[], fn: () => Promise<T>, kind: CallKind = "read"): Promise<T> {
     if (this.#backend === null) return fn();
     const users = typeof userIds === "string" ? [userIds] : [...new Set(userIds)];
     for (const u of users) this.#pins.set(u, (this.#pins.get(u) ?? 0) + 1);
     try {
       for (const u of users) await this.#ensure(u);
-      if (catchUp && this.#beforeCall !== null) await this.#beforeCall(users);
+      if (this.#beforeCall !== null) await this.#beforeCall(users, kind);
       return await fn();
     } finally {
       this.#unpin(users);

@@ -295,6 +295,49 @@ describe("MemoryStore on PostgreSQL", () => {
     await b.close();
   });
 
+  it("an add looks the user's version up first only once another writer of the user was seen, so a judge is not asked twice per add", async () => {
+    const schema = freshSchema();
+    const seen: string[][] = [];
+    const judge: ConflictJudge = {
+      name: "scripted",
+      judge(_fact, candidates) {
+        seen.push(candidates.map((c) => c.content));
+        return Promise.resolve(candidates.map((c) => ({ id: c.id, decision: "replace" as const })));
+      },
+    };
+    const mine = backend(schema);
+    let lookups = 0;
+    const userMoved = mine.userMoved.bind(mine);
+    mine.userMoved = (userId: string) => {
+      lookups++;
+      return userMoved(userId);
+    };
+    const a = await MemoryStore.open("pg", { backend: mine, judge });
+    const b = await MemoryStore.open("pg", { backend: backend(schema) });
+    await a.add("u", "I live in Paris");
+    await a.add("u", "I live in Rome");
+    // Nobody else writes u yet: a's adds plan on its copy without a lookup (their own write checks the version).
+    expect(lookups).toBe(0);
+    expect(seen).toEqual([["I live in Paris"]]);
+    await b.add("u", "I live in Lisbon");
+    // a's copy is behind: its add is refused at the write, caught up and judged again (the one wasted plan).
+    seen.length = 0;
+    expect(await a.add("u", "I live in Oslo")).toMatchObject({ inserted: 1, superseded: 1 });
+    expect(seen).toEqual([["I live in Rome"], ["I live in Lisbon"]]);
+    await b.add("u", "I live in Madrid");
+    // From now on a knows another process writes u: it looks first, catches up, and judges once, on Madrid.
+    seen.length = 0;
+    expect(await a.add("u", "I live in Quito")).toMatchObject({ inserted: 1, superseded: 1 });
+    expect(seen).toEqual([["I live in Madrid"]]);
+    expect(lookups).toBe(1);
+    // Reads look every time, as before.
+    await a.recall("u", "where do I live?");
+    expect(lookups).toBe(2);
+    expect((await a.list("u")).filter((e) => e.status === "active").map((e) => e.content)).toEqual(["I live in Quito"]);
+    await a.close();
+    await b.close();
+  });
+
   it("catch-up before a call: another process's purge, supersede and adds reach a store holding the user, also once the log was trimmed past it", async () => {
     const schema = freshSchema();
     const holder = await MemoryStore.open("pg", { backend: backend(schema) });
