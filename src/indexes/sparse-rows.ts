@@ -74,6 +74,23 @@ export class SparseRows {
     return moved;
   }
 
+  /** Non-zero components of `slot`'s vector. */
+  nonZero(slot: number): number {
+    return this.#lengths[slot] as number;
+  }
+
+  /** True when `slot`'s vector is `vector`, component for component (Object.is: −0 is not 0, and is never held here). */
+  equals(slot: number, vector: Float32Array): boolean {
+    let k = this.#starts[slot] as number;
+    const end = k + (this.#lengths[slot] as number);
+    for (let c = 0, dim = this.#dim; c < dim; c++) {
+      let expected = 0;
+      if (k < end && this.#components[k] === c) expected = this.#values[k++] as number;
+      if (!Object.is(vector[c], expected)) return false;
+    }
+    return true;
+  }
+
   /** Writes `slot`'s vector into `out` (zeroed by the caller) at `offset`. */
   copyInto(slot: number, out: Float32Array, offset: number): void {
     const start = this.#starts[slot] as number;
@@ -136,6 +153,20 @@ export class SparseRows {
     return s0 + s1 + (s2 + s3);
   }
 
+  /** Shrinks the arrays to what they hold, garbage squeezed out. */
+  trim(): void {
+    const n = this.docs.length;
+    if (this.#starts.length > n) {
+      this.#starts = this.#starts.slice(0, n);
+      this.#lengths = this.#lengths.slice(0, n);
+    }
+    if (this.#garbage > 0) this.#compact(0);
+    if (this.#components.length > this.#used) {
+      this.#components = this.#components.slice(0, this.#used);
+      this.#values = this.#values.slice(0, this.#used);
+    }
+  }
+
   /** Bytes held by the arrays (for tests and estimates). */
   get byteLength(): number {
     return this.#starts.byteLength + this.#lengths.byteLength + this.#components.byteLength + this.#values.byteLength;
@@ -181,10 +212,19 @@ function grown<T extends Int32Array | Uint16Array | Float32Array>(to: T, from: T
   return to;
 }
 
-/** Writes `query` into `out` as {@link SparseRows.scoreAll} takes it: four values per component, the component's in its partial sum's place. */
-export function spreadQuery(query: Float32Array, out: Float64Array): void {
+/** {@link spreadQuery}'s array, shared by every index (a scan never runs inside another) and grown to the largest dim seen. */
+let spread = new Float64Array(0);
+
+/**
+ * `query` as {@link SparseRows.scoreAll} takes it: four values per component, the component's in its
+ * partial sum's place. The array is shared: it is valid until the next call.
+ */
+export function spreadQuery(query: Float32Array): Float64Array {
   const dim = query.length;
   const end4 = dim - (dim % 4);
-  out.fill(0);
+  if (spread.length < 4 * dim) spread = new Float64Array(4 * dim);
+  const out = spread;
+  out.fill(0, 0, 4 * dim);
   for (let c = 0; c < dim; c++) out[4 * c + (c < end4 ? c & 3 : 0)] = query[c] as number;
+  return out;
 }

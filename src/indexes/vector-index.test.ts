@@ -444,6 +444,8 @@ describe("VectorIndex sparse rows", () => {
           expect(a).toEqual(b);
           for (const doc of [...held.keys()].slice(0, 20)) expect(sparse.score(doc, query)).toBe(dense.score(doc, query));
         }
+        // Trimming (as after a bulk build) changes no answer.
+        if (random() < 0.05) sparse.trim();
         expect(sparse.size).toBe(held.size);
       }
       for (const [doc, v] of held) {

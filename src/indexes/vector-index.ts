@@ -82,10 +82,6 @@ export class VectorIndex {
   readonly #sparse: SparseRows;
   /** Most non-zero components of a vector kept sparse (−1: none is). */
   readonly #sparseLimit: number;
-  /** The query as the sparse scan takes it ({@link spreadQuery}), reused. */
-  readonly #query: Float64Array;
-  /** The sparse scan's scores by slot, reused (grown as needed). */
-  #sparseScores = new Float64Array(0);
   /** Capacity a {@link reserve} asked for, taken at the first growth of the dense rows (none while every vector is sparse). */
   #reserved = 0;
   /** Partial sums of {@link score}, reused. */
@@ -97,12 +93,12 @@ export class VectorIndex {
       throw invalidArgument(`VectorIndex: dim must be a positive integer, got ${String(dim)}.`);
     }
     this.dim = dim;
-    this.#capacity = INITIAL_CAPACITY;
+    // No dense rows until a dense vector comes: a user's index holding only sparse ones needs none.
+    this.#capacity = 0;
     this.#width = Math.min(INITIAL_CAPACITY, BLOCK);
-    this.#data = new Float32Array(this.#capacity * dim);
+    this.#data = new Float32Array(0);
     this.#sparse = new SparseRows(dim);
     this.#sparseLimit = options?.sparse === false || dim > SPARSE_MAX_DIM ? -1 : Math.floor(dim / SPARSE_FRACTION);
-    this.#query = new Float64Array(this.#sparseLimit < 0 ? 0 : 4 * dim);
   }
 
   /** Number of vectors held. */
@@ -137,6 +133,27 @@ export class VectorIndex {
     const width = this.#width;
     for (let c = 0, at = this.#first(slot); c < this.dim; c++, at += width) out[c] = data[at] as number;
     return out;
+  }
+
+  /** True when `doc`'s vector here is `vector`, component for component (Object.is: −0 is not 0). O(dim). */
+  holds(doc: number, vector: Float32Array): boolean {
+    const slot = this.#slots.get(doc);
+    if (slot === undefined || !(vector instanceof Float32Array) || vector.length !== this.dim) return false;
+    if (slot < 0) return this.#sparse.equals(~slot, vector);
+    const data = this.#data;
+    const width = this.#width;
+    for (let c = 0, at = this.#first(slot); c < this.dim; c++, at += width) if (!Object.is(data[at], vector[c])) return false;
+    return true;
+  }
+
+  /** Non-zero components of `doc`'s vector (0 when `doc` has none here). O(1) for a sparse vector, O(dim) for a dense one. */
+  nonZero(doc: number): number {
+    const slot = this.#slots.get(doc);
+    if (slot === undefined) return 0;
+    if (slot < 0) return this.#sparse.nonZero(~slot);
+    let count = 0;
+    for (let c = 0, at = this.#first(slot); c < this.dim; c++, at += this.#width) if (this.#data[at] !== 0) count++;
+    return count;
   }
 
   /** Bytes held by the vectors' arrays (dense rows with their room to grow, sparse pairs). */
@@ -187,7 +204,7 @@ export class VectorIndex {
 
   /** Makes room for `count` dense rows, at the capacity the doublings would reach. */
   #reserveDense(count: number): void {
-    let capacity = this.#capacity;
+    let capacity = Math.max(this.#capacity, INITIAL_CAPACITY);
     while (capacity < count) capacity *= 2;
     if (capacity > this.#capacity) this.#grow(capacity);
   }
@@ -242,6 +259,11 @@ export class VectorIndex {
     }
   }
 
+  /** Gives back the sparse store's room to grow: for after a bulk build, when no add may follow for long (a user's indexes just built). */
+  trim(): void {
+    this.#sparse.trim();
+  }
+
   /** Removes the vector of `doc`; false when it was not there. O(dim). */
   remove(doc: number): boolean {
     const slot = this.#slots.get(doc);
@@ -291,10 +313,9 @@ export class VectorIndex {
     let sumSquares = 0;
     const sparse = this.#sparse;
     if (sparse.size > 0) {
-      spreadQuery(query, this.#query);
-      if (this.#sparseScores.length < sparse.size) this.#sparseScores = new Float64Array(Math.max(sparse.size, 2 * this.#sparseScores.length));
-      const scores = this.#sparseScores;
-      sparse.scoreAll(this.#query, scores);
+      // Scratch made per search rather than kept: an index per user would keep it for every user loaded.
+      const scores = new Float64Array(sparse.size);
+      sparse.scoreAll(spreadQuery(query), scores);
       const sparseDocs = sparse.docs;
       for (let s = 0, end = sparse.size; s < end; s++) {
         const score = scores[s] as number;
@@ -360,8 +381,7 @@ export class VectorIndex {
       throw invalidArgument(`VectorIndex.score: the query vector ${checkVector(query, this.dim) ?? "is not usable"}.`);
     }
     if (slot < 0) {
-      spreadQuery(query, this.#query);
-      return this.#sparse.scoreSlot(~slot, this.#query);
+      return this.#sparse.scoreSlot(~slot, spreadQuery(query));
     }
     const data = this.#data;
     const width = this.#width;

@@ -1,30 +1,33 @@
 // Running counts of entries per status and their estimated bytes, kept on every change instead of walked per call.
 
 import type { EntryRecord } from "../types.ts";
+import { vectorShape } from "./lean-record.ts";
 
 /**
  * Bytes an entry in memory takes, roughly, once its user's indexes are built: what
  * bench/heap-per-entry.ts measured (JS heap and array buffers) with the hashing embedder, 256
  * dimensions, 60-character contents: about 1,900 bytes for the record (object, strings, lookups, its
- * vector) and 2,400 for what the indexes hold of it (postings, dedup key, the vector index's copy)
- * (docs/bench/bulk-ingest.md).
+ * vector) and 1,300 for what the indexes hold of it (postings, dedup key, the vector index's copy,
+ * which keeps a mostly-zero vector as its non-zero components) (docs/design.md, "Memory").
  */
 export function entryBytes(record: EntryRecord): number {
   return fixedBytes(record) + indexedBytes(record);
 }
 
-function dimOf(record: EntryRecord): number {
-  return record.embedding === null ? 0 : record.embedding.length;
-}
-
 /** The record's part of {@link entryBytes}, known without reading its content (a load reads none). */
 function fixedBytes(record: EntryRecord): number {
-  return 900 + 4 * dimOf(record);
+  const shape = vectorShape(record);
+  return 900 + (shape === null ? 0 : 4 * shape.length);
 }
 
-/** The indexes' part of {@link entryBytes}: it grows with the content (postings, dedup key) and the vector (the index's own copy, with room to grow). */
+/**
+ * The indexes' part of {@link entryBytes}: it grows with the content (postings, dedup key) and the
+ * vector: the index's own copy with room to grow, 5 bytes per component for a dense one, 8 per
+ * non-zero component for one it keeps sparse (indexes/vector-index.ts: at most a quarter non-zero).
+ */
 function indexedBytes(record: EntryRecord): number {
-  return 1000 + 2 * record.content.length + 5 * dimOf(record);
+  const shape = vectorShape(record);
+  return 1000 + 2 * record.content.length + (shape === null ? 0 : 4 * shape.nonZero <= shape.length ? 8 * shape.nonZero : 5 * shape.length);
 }
 
 /** Counts of some entries: per status, in all, and their estimated bytes ({@link entryBytes}). */

@@ -11,6 +11,7 @@ import { UserEntries } from "./user-entries.ts";
 import type { CatalogUser } from "../persistence/backend.ts";
 import { countEntry, emptyCatalogUser } from "../persistence/user-catalog.ts";
 import { countContent, countRecord, emptyCounts, type StatusCounts } from "./entry-counts.ts";
+import { detach, leanRecord } from "./lean-record.ts";
 
 import { MAX_TIME_MS } from "../clock.ts";
 
@@ -323,6 +324,8 @@ export class EntryState {
     const tile = new VectorTile(this.#dim, built.vectors);
     for (const record of shard.entries) this.#index(built, record, tile);
     tile.flush();
+    built.vectors.trim();
+    this.#slimAll(built);
     const userId = shard.entries[0]!.userId;
     this.#unbuilt.delete(shard);
     this.#deferred.delete(shard);
@@ -370,7 +373,10 @@ export class EntryState {
     this.#byId.set(record.id, record);
     this.#bySeq.set(record.seq, record);
     countRecord(this.#loadedCounts, record, 1, !this.#unbuilt.has(shard));
-    if (!this.#unbuilt.has(shard)) this.#index(shard, record);
+    if (!this.#unbuilt.has(shard)) {
+      this.#index(shard, record);
+      this.#slim(shard, record);
+    }
   }
 
   /**
@@ -407,6 +413,35 @@ export class EntryState {
     countRecord(this.#loadedCounts, previous, -1, true);
     countRecord(this.#loadedCounts, record, 1, true);
     this.#index(shard, record);
+    this.#slim(shard, record);
+  }
+
+  /**
+   * Puts the lean twin of `record` (just indexed) in its place, when the vector index holds its vector
+   * bit for bit: the vector is then in memory once (state/lean-record.ts).
+   */
+  #slim(shard: UserShard, record: EntryRecord): void {
+    if (!isLive(record.status)) return;
+    const lean = leanRecord(record, shard.vectors);
+    if (lean === undefined) return;
+    const i = indexBySeq(shard.entries, record.seq);
+    if (i >= 0) shard.entries[i] = lean;
+    this.#byId.set(lean.id, lean);
+    this.#bySeq.set(lean.seq, lean);
+  }
+
+  /** {@link #slim} for every entry of a shard just built. */
+  #slimAll(shard: UserShard): void {
+    const entries = shard.entries;
+    for (let i = 0; i < entries.length; i++) {
+      const record = entries[i]!;
+      if (!isLive(record.status)) continue;
+      const lean = leanRecord(record, shard.vectors);
+      if (lean === undefined) continue;
+      entries[i] = lean;
+      this.#byId.set(lean.id, lean);
+      this.#bySeq.set(lean.seq, lean);
+    }
   }
 
   /**
@@ -493,6 +528,8 @@ export class EntryState {
 
   #unindex(shard: UserShard, record: EntryRecord): void {
     shard.keywords.remove(record.seq);
+    // Whoever still holds the record (an undo log, an export under way) keeps its vector.
+    detach(record, shard.vectors);
     shard.vectors.remove(record.seq);
     if (!isLive(record.status)) return;
     const norm = normalizeForDedup(record.content);

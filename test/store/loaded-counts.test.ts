@@ -42,7 +42,11 @@ function walkedCold(state: EntryState): ReturnType<typeof emptyCounts> {
 describe("loaded counts", () => {
   it("entryBytes grows with the content and the vector", () => {
     const plain = entryRecord({ id: "a", userId: "ann", seq: 1, content: "abcd" });
-    expect(entryBytes({ ...plain, embedding: new Float32Array(8) }) - entryBytes(plain)).toBe(72);
+    // A dense vector: the record's copy (4 bytes a component) and the index's with room to grow (5).
+    expect(entryBytes({ ...plain, embedding: new Float32Array(8).fill(0.5) }) - entryBytes(plain)).toBe(72);
+    // One the vector index keeps sparse (at most a quarter non-zero): the record's copy and 8 bytes per non-zero component.
+    expect(entryBytes({ ...plain, embedding: new Float32Array([0, 0.5, 0, 0, 0, 0, -0.5, 0]) }) - entryBytes(plain)).toBe(32 + 16);
+    expect(entryBytes({ ...plain, embedding: new Float32Array(8) }) - entryBytes(plain)).toBe(32);
     expect(entryBytes({ ...plain, content: "abcdefgh" }) - entryBytes(plain)).toBe(8);
   });
 
