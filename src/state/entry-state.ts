@@ -11,7 +11,7 @@ import { UserEntries } from "./user-entries.ts";
 import type { CatalogUser } from "../persistence/backend.ts";
 import { countEntry, emptyCatalogUser } from "../persistence/user-catalog.ts";
 import { countContent, countRecord, emptyCounts, type StatusCounts } from "./entry-counts.ts";
-import { detach, leanRecord } from "./lean-record.ts";
+import { detach, leanRecord, vectorLayout } from "./lean-record.ts";
 
 import { MAX_TIME_MS } from "../clock.ts";
 
@@ -58,6 +58,8 @@ export class EntryState {
   readonly #loadedCounts = emptyCounts();
   /** Bumped by every {@link insertCold} and its undo: a load that read a user while this moved reads again (store/user-loading.ts). */
   #coldWrites = 0;
+  /** Each vector held once (see `vectorLayout`, state/lean-record.ts). */
+  readonly #compact = vectorLayout.compact;
 
   constructor(dim: number) {
     this.#dim = dim;
@@ -421,7 +423,7 @@ export class EntryState {
    * bit for bit: the vector is then in memory once (state/lean-record.ts).
    */
   #slim(shard: UserShard, record: EntryRecord): void {
-    if (!isLive(record.status)) return;
+    if (!this.#compact || !isLive(record.status)) return;
     const lean = leanRecord(record, shard.vectors);
     if (lean === undefined) return;
     const i = indexBySeq(shard.entries, record.seq);
@@ -432,6 +434,7 @@ export class EntryState {
 
   /** {@link #slim} for every entry of a shard just built. */
   #slimAll(shard: UserShard): void {
+    if (!this.#compact) return;
     const entries = shard.entries;
     for (let i = 0; i < entries.length; i++) {
       const record = entries[i]!;
@@ -495,7 +498,7 @@ export class EntryState {
   }
 
   #emptyShard(entries: EntryRecord[]): UserShard {
-    return { vectors: new VectorIndex(this.#dim), keywords: new Bm25Index(), dedup: new Map(), keys: new Map(), entries };
+    return { vectors: new VectorIndex(this.#dim, { sparse: this.#compact }), keywords: new Bm25Index(), dedup: new Map(), keys: new Map(), entries };
   }
 
   /**

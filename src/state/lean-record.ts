@@ -3,6 +3,12 @@
 import type { EntryRecord } from "../types.ts";
 import type { VectorIndex } from "../indexes/vector-index.ts";
 
+/**
+ * Whether new {@link EntryState}s keep each vector once (lean records, sparse rows in the vector index).
+ * Only tests turn it off, to compare answers with the layout of before (two copies, every row dense).
+ */
+export const vectorLayout = { compact: true };
+
 /** Where a lean record's vector is: the index holding it (found there by the record's seq), or its own copy once detached. */
 const HOME = Symbol("moomem.vectorHome");
 
