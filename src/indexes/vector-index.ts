@@ -3,7 +3,7 @@
 import { invalidArgument } from "../errors.ts";
 import { checkVector } from "../embedding/vector-math.ts";
 import { checkDoc, checkK, TopK, type ScoredDoc } from "./top-k.ts";
-import { SparseRows, spreadQuery } from "./sparse-rows.ts";
+import { SparseRows, queryValues } from "./sparse-rows.ts";
 
 /**
  * Scale of the fixed-point score sums in {@link VectorIndex.search}: integers stay exact in a double up to
@@ -315,7 +315,7 @@ export class VectorIndex {
     if (sparse.size > 0) {
       // Scratch made per search rather than kept: an index per user would keep it for every user loaded.
       const scores = new Float64Array(sparse.size);
-      sparse.scoreAll(spreadQuery(query), scores);
+      sparse.scoreAll(queryValues(query), scores);
       const sparseDocs = sparse.docs;
       for (let s = 0, end = sparse.size; s < end; s++) {
         const score = scores[s] as number;
@@ -381,7 +381,7 @@ export class VectorIndex {
       throw invalidArgument(`VectorIndex.score: the query vector ${checkVector(query, this.dim) ?? "is not usable"}.`);
     }
     if (slot < 0) {
-      return this.#sparse.scoreSlot(~slot, spreadQuery(query));
+      return this.#sparse.scoreSlot(~slot, queryValues(query));
     }
     const data = this.#data;
     const width = this.#width;
