@@ -389,3 +389,84 @@ describe("VectorIndex.addRows and reserve", () => {
     expect(index.search(vec(0, 1), 3)).toEqual([{ doc: 2, score: 1 }]);
   });
 });
+
+describe("VectorIndex sparse rows", () => {
+  /** A vector with about `density` of its components non-zero (some all zero), seeded. */
+  function randomVector(random: () => number, dim: number, density: number): Float32Array {
+    const v = new Float32Array(dim);
+    for (let c = 0; c < dim; c++) if (random() < density) v[c] = random() - 0.5;
+    return v;
+  }
+
+  it("answer as the dense layout does (search, moments, score, vector) over random adds, batches and removes, seeded", () => {
+    for (let run = 0; run < 40; run++) {
+      const random = seededRandom(1000 + run);
+      const dim = [4, 5, 16, 37, 256][run % 5] as number;
+      const sparse = new VectorIndex(dim);
+      const dense = new VectorIndex(dim, { sparse: false });
+      const held = new Map<number, Float32Array>();
+      let next = 1;
+      const steps = 50 + Math.floor(random() * 400);
+      for (let step = 0; step < steps; step++) {
+        const r = random();
+        // Mostly sparse vectors (as the hashing embedder's), some dense, some in between.
+        const density = random() < 0.7 ? 0.14 : random() < 0.5 ? 1 : 0.3;
+        if (r < 0.45) {
+          const v = randomVector(random, dim, density);
+          sparse.add(next, v);
+          dense.add(next, v);
+          held.set(next++, v);
+        } else if (r < 0.6) {
+          const n = 1 + Math.floor(random() * 20);
+          const docs: number[] = [];
+          const rows = new Float32Array(n * dim);
+          for (let i = 0; i < n; i++) {
+            const v = randomVector(random, dim, random() < 0.7 ? 0.14 : 1);
+            rows.set(v, i * dim);
+            held.set(next, v);
+            docs.push(next++);
+          }
+          if (random() < 0.5) sparse.reserve(sparse.size + n);
+          sparse.addRows(docs, rows);
+          dense.addRows(docs, rows);
+        } else if (r < 0.85 && held.size > 0) {
+          const docs = [...held.keys()];
+          const doc = docs[Math.floor(random() * docs.length)] as number;
+          expect(sparse.remove(doc)).toBe(true);
+          expect(dense.remove(doc)).toBe(true);
+          held.delete(doc);
+        } else {
+          const query = randomVector(random, dim, random() < 0.5 ? 0.3 : 1);
+          const k = 1 + Math.floor(random() * 30);
+          const a = { count: 0, sum: 0, sumSquares: 0 };
+          const b = { count: 0, sum: 0, sumSquares: 0 };
+          expect(sparse.search(query, k, a)).toEqual(dense.search(query, k, b));
+          expect(a).toEqual(b);
+          for (const doc of [...held.keys()].slice(0, 20)) expect(sparse.score(doc, query)).toBe(dense.score(doc, query));
+        }
+        // Trimming (as after a bulk build) changes no answer.
+        if (random() < 0.05) sparse.trim();
+        expect(sparse.size).toBe(held.size);
+      }
+      for (const [doc, v] of held) {
+        expect(sparse.vector(doc)).toEqual(v);
+        expect(dense.vector(doc)).toEqual(v);
+      }
+      const query = randomVector(random, dim, 1);
+      expect(sparse.search(query, held.size + 1)).toEqual(rowMajorScan(held, dim, query, held.size + 1));
+      expect(sparse.remove(0)).toBe(false);
+      expect(sparse.vector(0)).toBeUndefined();
+    }
+  });
+
+  it("keeps a hashing-embedder vector in about a fifth of a dense row's bytes", async () => {
+    const { HashingEmbedder } = await import("../embedding/hashing-embedder.ts");
+    const embedder = new HashingEmbedder();
+    const index = new VectorIndex(256);
+    for (let i = 0; i < 1000; i++) index.add(i, embedder.embedOne(`On trip ${i} I met Anna in Berlin and we talked about violin number ${i * 7}`));
+    expect(index.size).toBe(1000);
+    // A dense index of 1000 rows holds at least 1000 KiB.
+    expect(index.byteLength).toBeLessThan(1000 * 1024 * 0.35);
+    expect(index.byteLength).toBeGreaterThan(0);
+  });
+});

@@ -3,6 +3,7 @@
 import { invalidArgument } from "../errors.ts";
 import { checkVector } from "../embedding/vector-math.ts";
 import { checkDoc, checkK, TopK, type ScoredDoc } from "./top-k.ts";
+import { SparseRows, queryValues } from "./sparse-rows.ts";
 
 /**
  * Scale of the fixed-point score sums in {@link VectorIndex.search}: integers stay exact in a double up to
@@ -36,6 +37,17 @@ const INITIAL_CAPACITY = 2;
 const BLOCK = 1024;
 
 /**
+ * A vector with at most dim / SPARSE_FRACTION non-zero components is kept sparse ({@link SparseRows}):
+ * its pairs then take at most 1.5 bytes per dimension where a dense row takes 4, and scoring it reads
+ * only its own pairs. The hashing embedder's vectors have about 35 non-zero components of 256; a model
+ * embedder's have none at zero and stay dense.
+ */
+const SPARSE_FRACTION = 4;
+
+/** Components a sparse pair can name (Uint16). */
+const SPARSE_MAX_DIM = 65536;
+
+/**
  * Brute-force (exact) nearest neighbours for one user shard.
  *
  * Vectors must be L2-normalised, so cosine similarity is a dot product. All vectors live in one
@@ -43,6 +55,8 @@ const BLOCK = 1024;
  * is component-major, so a sparse query skips the components it does not use. Until the capacity
  * reaches a block, the one block is only as wide as the capacity, so a user with one memory still
  * reserves two rows. Removing moves the last vector into the hole, so no operation rebuilds the index.
+ * Vectors that are mostly zeros (the hashing embedder's) are kept apart as (component, value) pairs
+ * ({@link SparseRows}), a fifth of the memory, with the same scores to the bit.
  *
  * Scores are bit-identical to `dotAt`'s and `dot`'s (vector-math.ts): the same four partial sums, each
  * summed in ascending component order, combined as `s0 + s1 + (s2 + s3)`.
@@ -60,26 +74,91 @@ export class VectorIndex {
   #capacity: number;
   /** Docs per block: min(capacity, BLOCK). Component `c` of slot `s` is at `blockStart(s)·dim + c·width + s mod width`. */
   #width: number;
-  /** slot → doc */
+  /** dense slot → doc */
   #docs: number[] = [];
-  /** doc → slot */
+  /** doc → slot: a dense slot s as s, a sparse one as ~s (negative) */
   #slots = new Map<number, number>();
+  /** The vectors kept sparse. */
+  readonly #sparse: SparseRows;
+  /** Most non-zero components of a vector kept sparse (−1: none is). */
+  readonly #sparseLimit: number;
+  /** Capacity a {@link reserve} asked for, taken at the first growth of the dense rows (none while every vector is sparse). */
+  #reserved = 0;
   /** Partial sums of {@link score}, reused. */
   readonly #scoreSums = new Float64Array(4);
 
-  constructor(dim: number) {
+  /** `sparse`: false keeps every vector dense (tests compare the two layouts). */
+  constructor(dim: number, options?: { sparse?: boolean }) {
     if (!Number.isInteger(dim) || dim < 1) {
       throw invalidArgument(`VectorIndex: dim must be a positive integer, got ${String(dim)}.`);
     }
     this.dim = dim;
-    this.#capacity = INITIAL_CAPACITY;
+    // No dense rows until a dense vector comes: a user's index holding only sparse ones needs none.
+    this.#capacity = 0;
     this.#width = Math.min(INITIAL_CAPACITY, BLOCK);
-    this.#data = new Float32Array(this.#capacity * dim);
+    this.#data = new Float32Array(0);
+    this.#sparse = new SparseRows(dim);
+    this.#sparseLimit = options?.sparse === false || dim > SPARSE_MAX_DIM ? -1 : Math.floor(dim / SPARSE_FRACTION);
   }
 
   /** Number of vectors held. */
   get size(): number {
-    return this.#docs.length;
+    return this.#docs.length + this.#sparse.size;
+  }
+
+  /** The non-zero components of `dim` values of `vector` from `offset` when few enough to keep them sparse; −1 otherwise. */
+  #sparseCount(vector: Float32Array, offset: number): number {
+    const limit = this.#sparseLimit;
+    if (limit < 0) return -1;
+    let count = 0;
+    for (let c = offset, end = offset + this.dim; c < end; c++) {
+      if (vector[c] !== 0 && ++count > limit) return -1;
+    }
+    return count;
+  }
+
+  /**
+   * A copy of `doc`'s vector as it is held (unit length, as it was added), or undefined when `doc`
+   * has no vector here. O(dim).
+   */
+  vector(doc: number): Float32Array | undefined {
+    const slot = this.#slots.get(doc);
+    if (slot === undefined) return undefined;
+    const out = new Float32Array(this.dim);
+    if (slot < 0) {
+      this.#sparse.copyInto(~slot, out, 0);
+      return out;
+    }
+    const data = this.#data;
+    const width = this.#width;
+    for (let c = 0, at = this.#first(slot); c < this.dim; c++, at += width) out[c] = data[at] as number;
+    return out;
+  }
+
+  /** True when `doc`'s vector here is `vector`, component for component (Object.is: −0 is not 0). O(dim). */
+  holds(doc: number, vector: Float32Array): boolean {
+    const slot = this.#slots.get(doc);
+    if (slot === undefined || !(vector instanceof Float32Array) || vector.length !== this.dim) return false;
+    if (slot < 0) return this.#sparse.equals(~slot, vector);
+    const data = this.#data;
+    const width = this.#width;
+    for (let c = 0, at = this.#first(slot); c < this.dim; c++, at += width) if (!Object.is(data[at], vector[c])) return false;
+    return true;
+  }
+
+  /** Non-zero components of `doc`'s vector (0 when `doc` has none here). O(1) for a sparse vector, O(dim) for a dense one. */
+  nonZero(doc: number): number {
+    const slot = this.#slots.get(doc);
+    if (slot === undefined) return 0;
+    if (slot < 0) return this.#sparse.nonZero(~slot);
+    let count = 0;
+    for (let c = 0, at = this.#first(slot); c < this.dim; c++, at += this.#width) if (this.#data[at] !== 0) count++;
+    return count;
+  }
+
+  /** Bytes held by the vectors' arrays (dense rows with their room to grow, sparse pairs). */
+  get byteLength(): number {
+    return this.#data.byteLength + this.#sparse.byteLength;
   }
 
   /** True when `doc` has a vector here. */
@@ -98,8 +177,13 @@ export class VectorIndex {
     }
     const problem = checkVector(vector, this.dim);
     if (problem !== null) throw invalidArgument(`VectorIndex.add: the vector of doc ${doc} ${problem}.`);
+    const count = this.#sparseCount(vector, 0);
+    if (count >= 0) {
+      this.#slots.set(doc, ~this.#sparse.add(doc, vector, 0, count));
+      return;
+    }
     const slot = this.#docs.length;
-    if (slot === this.#capacity) this.#grow();
+    if (slot === this.#capacity) this.#reserveDense(Math.max(slot + 1, this.#reserved));
     const data = this.#data;
     const width = this.#width;
     const dim = this.dim;
@@ -114,7 +198,13 @@ export class VectorIndex {
    * would reach, so the layout is the same as after `count` single adds.
    */
   reserve(count: number): void {
-    let capacity = this.#capacity;
+    // Taken when the first dense vector comes: sparse vectors need no dense rows.
+    this.#reserved = Math.max(this.#reserved, count);
+  }
+
+  /** Makes room for `count` dense rows, at the capacity the doublings would reach. */
+  #reserveDense(count: number): void {
+    let capacity = Math.max(this.#capacity, INITIAL_CAPACITY);
     while (capacity < count) capacity *= 2;
     if (capacity > this.#capacity) this.#grow(capacity);
   }
@@ -143,27 +233,47 @@ export class VectorIndex {
           throw invalidArgument(`VectorIndex.addRows: the vector of doc ${doc} has a non-finite value (${rows[c]}) at index ${c - i * dim}.`);
       }
     }
+    // Sparse rows go to their own store; the dense ones are written as a block.
+    const dense: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const count = this.#sparseCount(rows, i * dim);
+      if (count < 0) dense.push(i);
+      else this.#slots.set(docs[i] as number, ~this.#sparse.add(docs[i] as number, rows, i * dim, count));
+    }
+    const m = dense.length;
+    if (m === 0) return;
     const first = this.#docs.length;
-    this.reserve(first + n);
+    this.#reserveDense(Math.max(first + m, this.#reserved));
     const data = this.#data;
     const width = this.#width;
-    const starts = new Int32Array(n);
-    for (let i = 0; i < n; i++) starts[i] = this.#first(first + i);
+    const starts = new Int32Array(m);
+    for (let j = 0; j < m; j++) starts[j] = this.#first(first + j);
     for (let c = 0; c < dim; c++) {
       const run = c * width;
-      for (let i = 0, from = c; i < n; i++, from += dim) data[(starts[i] as number) + run] = rows[from] as number;
+      for (let j = 0; j < m; j++) data[(starts[j] as number) + run] = rows[(dense[j] as number) * dim + c] as number;
     }
-    for (let i = 0; i < n; i++) {
-      const doc = docs[i] as number;
+    for (let j = 0; j < m; j++) {
+      const doc = docs[dense[j] as number] as number;
       this.#docs.push(doc);
-      this.#slots.set(doc, first + i);
+      this.#slots.set(doc, first + j);
     }
+  }
+
+  /** Gives back the sparse store's room to grow: for after a bulk build, when no add may follow for long (a user's indexes just built). */
+  trim(): void {
+    this.#sparse.trim();
   }
 
   /** Removes the vector of `doc`; false when it was not there. O(dim). */
   remove(doc: number): boolean {
     const slot = this.#slots.get(doc);
     if (slot === undefined) return false;
+    if (slot < 0) {
+      const moved = this.#sparse.remove(~slot);
+      if (moved >= 0) this.#slots.set(moved, slot);
+      this.#slots.delete(doc);
+      return true;
+    }
     const last = this.#docs.length - 1;
     if (slot !== last) {
       const movedDoc = this.#docs[last] as number;
@@ -191,13 +301,38 @@ export class VectorIndex {
     if (problem !== null) throw invalidArgument(`VectorIndex.search: the query vector ${problem}.`);
     checkK("VectorIndex.search", k);
     const count = this.#docs.length;
+    const size = this.size;
     if (moments !== undefined) {
-      moments.count = count;
+      moments.count = size;
       moments.sum = 0;
       moments.sumSquares = 0;
     }
-    if (k === 0 || count === 0) return [];
-    const top = new TopK(Math.min(k, count));
+    if (k === 0 || size === 0) return [];
+    const top = new TopK(Math.min(k, size));
+    let sum = 0;
+    let sumSquares = 0;
+    const sparse = this.#sparse;
+    if (sparse.size > 0) {
+      // Scratch made per search rather than kept: an index per user would keep it for every user loaded.
+      const scores = new Float64Array(sparse.size);
+      sparse.scoreAll(queryValues(query), scores);
+      const sparseDocs = sparse.docs;
+      for (let s = 0, end = sparse.size; s < end; s++) {
+        const score = scores[s] as number;
+        if (score > 0) {
+          top.offer(sparseDocs[s] as number, score);
+          sum += Math.round(score * MOMENT_SCALE);
+          sumSquares += Math.round(score * score * MOMENT_SCALE);
+        }
+      }
+    }
+    if (count === 0) {
+      if (moments !== undefined) {
+        moments.sum = sum / MOMENT_SCALE;
+        moments.sumSquares = sumSquares / MOMENT_SCALE;
+      }
+      return top.drain();
+    }
     const data = this.#data;
     const dim = this.dim;
     const docs = this.#docs;
@@ -210,8 +345,6 @@ export class VectorIndex {
     const zeros = 4 * stride;
     const s2 = 2 * stride;
     const s3 = 3 * stride;
-    let sum = 0;
-    let sumSquares = 0;
     for (let start = 0; start < count; start += width) {
       const n = Math.min(width, count - start);
       const base = start * dim;
@@ -247,6 +380,9 @@ export class VectorIndex {
     if (!(query instanceof Float32Array) || query.length !== this.dim) {
       throw invalidArgument(`VectorIndex.score: the query vector ${checkVector(query, this.dim) ?? "is not usable"}.`);
     }
+    if (slot < 0) {
+      return this.#sparse.scoreSlot(~slot, queryValues(query));
+    }
     const data = this.#data;
     const width = this.#width;
     const dim = this.dim;
@@ -270,7 +406,7 @@ export class VectorIndex {
     return (slot - column) * this.dim + column;
   }
 
-  #grow(capacity: number = this.#capacity * 2): void {
+  #grow(capacity: number): void {
     const dim = this.dim;
     const count = this.#docs.length;
     const width = Math.min(capacity, BLOCK);

@@ -1,30 +1,36 @@
 // Running counts of entries per status and their estimated bytes, kept on every change instead of walked per call.
 
 import type { EntryRecord } from "../types.ts";
+import { vectorLength, vectorShape } from "./lean-record.ts";
 
 /**
  * Bytes an entry in memory takes, roughly, once its user's indexes are built: what
  * bench/heap-per-entry.ts measured (JS heap and array buffers) with the hashing embedder, 256
- * dimensions, 60-character contents: about 1,900 bytes for the record (object, strings, lookups, its
- * vector) and 2,400 for what the indexes hold of it (postings, dedup key, the vector index's copy)
- * (docs/bench/bulk-ingest.md).
+ * dimensions, 60-character contents, 35 non-zero components: about 2,000–2,250 bytes, of which the
+ * vector is about 260 (held once, by the vector index, as its non-zero components) (docs/design.md,
+ * "Memory per loaded entry"). Before its user's indexes are built the record holds its own copy.
  */
 export function entryBytes(record: EntryRecord): number {
   return fixedBytes(record) + indexedBytes(record);
 }
 
-function dimOf(record: EntryRecord): number {
-  return record.embedding === null ? 0 : record.embedding.length;
-}
-
 /** The record's part of {@link entryBytes}, known without reading its content (a load reads none). */
 function fixedBytes(record: EntryRecord): number {
-  return 900 + 4 * dimOf(record);
+  return 900 + 4 * vectorLength(record);
 }
 
-/** The indexes' part of {@link entryBytes}: it grows with the content (postings, dedup key) and the vector (the index's own copy, with room to grow). */
+/**
+ * The indexes' part of {@link entryBytes}: it grows with the content (postings, dedup key) and, for a
+ * live entry, the vector: the index's copy (8 bytes per non-zero component for one it keeps sparse, at
+ * most a quarter non-zero; 5 per component for a dense one, with room to grow) replaces the record's
+ * own (state/lean-record.ts; taken as so for every live entry, as the embedders' vectors are unit length).
+ * Only the record's fields go into it, so a record counted out takes away what it added.
+ */
 function indexedBytes(record: EntryRecord): number {
-  return 1000 + 2 * record.content.length + 5 * dimOf(record);
+  const shape = vectorShape(record);
+  const live = record.status === "active" || record.status === "unstructured";
+  const vector = shape === null || !live ? 0 : (4 * shape.nonZero <= shape.length ? 8 * shape.nonZero : 5 * shape.length) - 4 * shape.length;
+  return 800 + 2 * record.content.length + vector;
 }
 
 /** Counts of some entries: per status, in all, and their estimated bytes ({@link entryBytes}). */

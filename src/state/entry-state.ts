@@ -11,6 +11,7 @@ import { UserEntries } from "./user-entries.ts";
 import type { CatalogUser } from "../persistence/backend.ts";
 import { countEntry, emptyCatalogUser } from "../persistence/user-catalog.ts";
 import { countContent, countRecord, emptyCounts, type StatusCounts } from "./entry-counts.ts";
+import { detach, leanRecord, vectorLayout } from "./lean-record.ts";
 
 import { MAX_TIME_MS } from "../clock.ts";
 
@@ -57,6 +58,8 @@ export class EntryState {
   readonly #loadedCounts = emptyCounts();
   /** Bumped by every {@link insertCold} and its undo: a load that read a user while this moved reads again (store/user-loading.ts). */
   #coldWrites = 0;
+  /** Each vector held once (see `vectorLayout`, state/lean-record.ts). */
+  readonly #compact = vectorLayout.compact;
 
   constructor(dim: number) {
     this.#dim = dim;
@@ -323,6 +326,8 @@ export class EntryState {
     const tile = new VectorTile(this.#dim, built.vectors);
     for (const record of shard.entries) this.#index(built, record, tile);
     tile.flush();
+    built.vectors.trim();
+    this.#slimAll(built);
     const userId = shard.entries[0]!.userId;
     this.#unbuilt.delete(shard);
     this.#deferred.delete(shard);
@@ -370,7 +375,10 @@ export class EntryState {
     this.#byId.set(record.id, record);
     this.#bySeq.set(record.seq, record);
     countRecord(this.#loadedCounts, record, 1, !this.#unbuilt.has(shard));
-    if (!this.#unbuilt.has(shard)) this.#index(shard, record);
+    if (!this.#unbuilt.has(shard)) {
+      this.#index(shard, record);
+      this.#slim(shard, record);
+    }
   }
 
   /**
@@ -407,6 +415,36 @@ export class EntryState {
     countRecord(this.#loadedCounts, previous, -1, true);
     countRecord(this.#loadedCounts, record, 1, true);
     this.#index(shard, record);
+    this.#slim(shard, record);
+  }
+
+  /**
+   * Puts the lean twin of `record` (just indexed) in its place, when the vector index holds its vector
+   * bit for bit: the vector is then in memory once (state/lean-record.ts).
+   */
+  #slim(shard: UserShard, record: EntryRecord): void {
+    if (!this.#compact || !isLive(record.status)) return;
+    const lean = leanRecord(record, shard.vectors);
+    if (lean === undefined) return;
+    const i = indexBySeq(shard.entries, record.seq);
+    if (i >= 0) shard.entries[i] = lean;
+    this.#byId.set(lean.id, lean);
+    this.#bySeq.set(lean.seq, lean);
+  }
+
+  /** {@link #slim} for every entry of a shard just built. */
+  #slimAll(shard: UserShard): void {
+    if (!this.#compact) return;
+    const entries = shard.entries;
+    for (let i = 0; i < entries.length; i++) {
+      const record = entries[i]!;
+      if (!isLive(record.status)) continue;
+      const lean = leanRecord(record, shard.vectors);
+      if (lean === undefined) continue;
+      entries[i] = lean;
+      this.#byId.set(lean.id, lean);
+      this.#bySeq.set(lean.seq, lean);
+    }
   }
 
   /**
@@ -460,7 +498,7 @@ export class EntryState {
   }
 
   #emptyShard(entries: EntryRecord[]): UserShard {
-    return { vectors: new VectorIndex(this.#dim), keywords: new Bm25Index(), dedup: new Map(), keys: new Map(), entries };
+    return { vectors: new VectorIndex(this.#dim, { sparse: this.#compact }), keywords: new Bm25Index(), dedup: new Map(), keys: new Map(), entries };
   }
 
   /**
@@ -493,6 +531,8 @@ export class EntryState {
 
   #unindex(shard: UserShard, record: EntryRecord): void {
     shard.keywords.remove(record.seq);
+    // Whoever still holds the record (an undo log, an export under way) keeps its vector.
+    detach(record, shard.vectors);
     shard.vectors.remove(record.seq);
     if (!isLive(record.status)) return;
     const norm = normalizeForDedup(record.content);

@@ -42,7 +42,14 @@ function walkedCold(state: EntryState): ReturnType<typeof emptyCounts> {
 describe("loaded counts", () => {
   it("entryBytes grows with the content and the vector", () => {
     const plain = entryRecord({ id: "a", userId: "ann", seq: 1, content: "abcd" });
-    expect(entryBytes({ ...plain, embedding: new Float32Array(8) }) - entryBytes(plain)).toBe(72);
+    // A live entry's vector is held once, by the vector index: dense, with room to grow (5 bytes a component)…
+    expect(entryBytes({ ...plain, embedding: new Float32Array(8).fill(0.5) }) - entryBytes(plain)).toBe(40);
+    // …or as its non-zero components (8 bytes each) when at most a quarter are set.
+    expect(entryBytes({ ...plain, embedding: new Float32Array([0, 0.5, 0, 0, 0, 0, -0.5, 0]) }) - entryBytes(plain)).toBe(16);
+    expect(entryBytes({ ...plain, embedding: new Float32Array(8) }) - entryBytes(plain)).toBe(0);
+    // An entry not live is in no index: its record keeps its own copy (4 bytes a component).
+    const deleted = { ...plain, status: "deleted" as const };
+    expect(entryBytes({ ...deleted, embedding: new Float32Array(8).fill(0.5) }) - entryBytes(deleted)).toBe(32);
     expect(entryBytes({ ...plain, content: "abcdefgh" }) - entryBytes(plain)).toBe(8);
   });
 
