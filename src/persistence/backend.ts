@@ -238,6 +238,13 @@ export interface PersistenceBackend {
   append(batches: readonly Batch[]): Promise<void>;
   /** True when the journal has grown enough that the store should call `compact`. */
   wantsCompaction(): boolean;
+  /**
+   * Optional. True when a compaction would change what is stored: operations written since the last one
+   * (a journal to fold, event logs to trim), data in an older format than the backend writes, files left
+   * to delete. `close()` compacts only then, so a store opened, read and closed rewrites nothing
+   * (docs/design.md, "Compaction"). Absent: the store compacts at every close.
+   */
+  hasUncompacted?(): boolean;
   /** Replace snapshot + journal with one snapshot of `source`. */
   compact(source: SnapshotSource): Promise<void>;
   stats(): BackendStats;

@@ -8,7 +8,7 @@ import { MoomemError, invalidArgument } from "../errors.ts";
 import { nothingFromUser } from "../text/transcript.ts";
 import { ExtractionGuard } from "../ingest/extract.ts";
 import { commitAdd, prepareAdd, type AddPipeline } from "../ingest/add-pipeline.ts";
-import { callBackend, callBackendSync, readClock, wantsCompaction } from "../validation/plugin-checks.ts";
+import { callBackend, callBackendSync, hasUncompacted, readClock, wantsCompaction } from "../validation/plugin-checks.ts";
 import {
   checkAddInput,
   checkAddManyInputs,
@@ -602,7 +602,8 @@ export class MemoryStore {
       try {
         await this.#queue.exclusive(async () => {
           if (!this.#readOnly) await this.#pipeline.seqs.release().catch(() => {}); // a gap in the seqs costs nothing
-          if (!this.#readOnly) await this.#compactNow();
+          // Only when there is something to fold: a store opened, read and closed rewrites nothing.
+          if (!this.#readOnly && hasUncompacted(this.#backend)) await this.#compactNow();
         });
       } finally {
         await callBackend(this.#backend.location, "closing", () => this.#backend.close());

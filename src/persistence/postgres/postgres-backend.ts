@@ -336,6 +336,15 @@ export class PostgresBackend implements PersistenceBackend, UserLoading, SharedW
     this.#lastWriteAt = at;
   }
 
+  /**
+   * Whether `compact` would change anything: this process wrote users whose event logs it has not trimmed
+   * yet, or no embedder is recorded. Otherwise a close runs no compaction transaction (which would also
+   * update the meta row and so send every reader to read every user's version).
+   */
+  hasUncompacted(): boolean {
+    return this.#state === "open" && !this.#readOnly && (this.#touched.size > 0 || this.#embedder === null);
+  }
+
   /** True once `keepEvents` events were written since the last trim: compaction is what trims the event logs. */
   wantsCompaction(): boolean {
     return this.#eventsSinceTrim >= this.#keepEvents;
