@@ -117,8 +117,6 @@ export class MemoryStore {
     );
     if (shared !== null) parts.users.catchUpWith((u) => shared.beforeCall(u));
     this.#sharedWrites = shared !== null;
-    // An import under maxLoadedUsers writes users it does not load: a load reads them once they are written.
-    if (parts.users.bounded) parts.users.loadAfter(() => this.#queue.idle());
     this.#exports = new ExportWatch(parts.state);
     this.#queue.onWrite((userId) => this.#exports.beforeWrite(userId));
     this.#follower = new StoreFollower(parts.backend, parts.state, {
