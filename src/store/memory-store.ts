@@ -3,7 +3,7 @@
 
 import type { AddInput, AddSummary, EntryStatus, ImportSummary, MemoryEntry, RecallHit, StoreStats, TornTail } from "../types.ts";
 import { ENTRY_STATUSES } from "../types.ts";
-import { loadsUsers, writesShared, type EmbedderIdentity, type PersistenceBackend } from "../persistence/backend.ts";
+import { countsShared, loadsUsers, writesShared, type EmbedderIdentity, type PersistenceBackend } from "../persistence/backend.ts";
 import { MoomemError, invalidArgument } from "../errors.ts";
 import { nothingFromUser } from "../text/transcript.ts";
 import { ExtractionGuard } from "../ingest/extract.ts";
@@ -45,6 +45,7 @@ import { reextractEntries } from "./reextract.ts";
 import { addMany } from "./add-many.ts";
 import { importUnloaded } from "./import-unloaded.ts";
 import { ExportWatch } from "./export-stream.ts";
+import { StoreWideCounts } from "./shared-counts.ts";
 import type { AddOptions, ExportOptions, ForgetOptions, ForgetTarget, ImportOptions, ListOptions, RecallOptions, ReextractSummary } from "./options.ts";
 
 /**
@@ -78,6 +79,8 @@ export class MemoryStore {
    * import-unloaded.ts), which knows only the users it has served since it opened.
    */
   readonly #sharedWrites: boolean;
+  /** Other processes write this store: `users()` and `stats()` count in the backend (shared-counts.ts); null otherwise. */
+  readonly #storeWide: StoreWideCounts | null;
   #truncatedRecovered: number;
   #formatVersion: number;
   #closed = false;
@@ -117,6 +120,7 @@ export class MemoryStore {
     );
     if (shared !== null) parts.users.catchUpWith((u) => shared.beforeCall(u));
     this.#sharedWrites = shared !== null;
+    this.#storeWide = shared !== null && countsShared(parts.backend) ? new StoreWideCounts(parts.backend, this.#queue) : null;
     this.#exports = new ExportWatch(parts.state);
     this.#queue.onWrite((userId) => this.#exports.beforeWrite(userId));
     this.#follower = new StoreFollower(parts.backend, parts.state, {
@@ -393,6 +397,7 @@ export class MemoryStore {
   users(): Promise<UserSummary[]> {
     return this.#track(async () => {
       this.#checkOpen();
+      if (this.#storeWide !== null) return this.#storeWide.users();
       return this.#durable(() => summarizeAll(this.#state));
     });
   }
@@ -425,6 +430,8 @@ export class MemoryStore {
   stats(): Promise<StoreStats> {
     return this.#track(async () => {
       this.#checkOpen();
+      // Other processes write the store: its counts are the backend's now; loadedUsers and loadedBytes stay this process's.
+      const storeWide = this.#storeWide === null ? null : await this.#storeWide.counts();
       return this.#durable(() => {
         const { users, ...counts } = statusCounts(this.#state);
         const disk = callBackendSync(this.#backend.location, "reading the stats", () => this.#backend.stats());
@@ -434,6 +441,7 @@ export class MemoryStore {
           users,
           bytesOnDisk: disk.bytesOnDisk,
           lastWriteAt: disk.lastWriteAt,
+          ...storeWide,
           truncatedRecovered: this.#truncatedRecovered,
           tornTails: this.#follower.tornTails,
           extractorMode: this.#pipeline.extractor.mode,
