@@ -9,6 +9,8 @@ import { basename, join } from "node:path";
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import { MemoryStore } from "../../src/node.ts";
 import { FileBackend } from "../../src/persistence/file/file-backend.ts";
+import { NodeFileSystem } from "../../src/persistence/file/node-file-system.ts";
+import { FaultyFileSystem } from "./helpers/faulty-file-system.ts";
 import { SNAPSHOT_FORMAT_VERSION, encodeSnapshot } from "../../src/persistence/file/snapshot-format.ts";
 import { entryFromJson } from "../../src/persistence/record-codec.ts";
 import type { EntryRecord } from "../../src/types.ts";
@@ -179,6 +181,19 @@ describe("close without writes", () => {
     await reader.close();
     await writer.close();
     expect(dataFiles(dir)).toEqual(before);
+  });
+
+  it("a store whose disk failed a sync (poisoned) still reports the failure at close, as before", async () => {
+    const dir = freshDir();
+    await builtStore(dir);
+    const fs = new FaultyFileSystem(new NodeFileSystem());
+    const mem = await MemoryStore.open(dir, { backend: new FileBackend(dir, { fs }) });
+    fs.armFailure(/^datasync journal/, "EIO");
+    await expect(mem.add("user-0", "I like jazz")).rejects.toMatchObject({ code: "IO_FAILURE" });
+    await expect(mem.close()).rejects.toMatchObject({ code: "IO_FAILURE" });
+    const reopened = await MemoryStore.open(dir);
+    expect((await reopened.stats()).total).toBe(6);
+    await reopened.close();
   });
 
   it("FileBackend.hasUncompacted(): false after a compaction, true once a line is appended or for an older snapshot", async () => {

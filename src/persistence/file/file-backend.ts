@@ -781,10 +781,12 @@ export class FileBackend implements PersistenceBackend, UserLoading {
    * Whether a compaction would change the files: the journal holds an operation (this process's or one
    * left by a process that never closed), the snapshot or journal is in an older format, or files a
    * compaction failed to delete (they may hold purged content) are left. A new store (no snapshot) too.
+   * A poisoned backend says yes: the compaction is refused with the failure, so close reports it as before.
    */
   hasUncompacted(): boolean {
     if (this.#state !== "open" || this.#readOnly) return false;
     return (
+      this.#poison !== null ||
       this.#journalSize > this.#journalHeaderSize ||
       this.#slot === null ||
       this.#formatVersion < SNAPSHOT_FORMAT_VERSION ||
