@@ -107,7 +107,7 @@ try {
     ["open → recall → close", false],
     ["open → add → close", true],
   ] as const) {
-    const runs = [];
+    const runs: Awaited<ReturnType<typeof session>>[] = [];
     for (let r = 0; r < 3; r++) runs.push(await session(dir, write, r));
     const f = (key: "open" | "call" | "close"): string => median(runs.map((run) => run[key])).toFixed(0);
     console.log(
