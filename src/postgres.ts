@@ -14,4 +14,5 @@ export { fromPgPool, type PgPoolLike, type PgPoolClientLike, type PgQueryResultL
 export { fromPglite, type PgliteLike, type PgliteTransactionLike, type PgliteResultLike } from "./persistence/postgres/pglite-adapter.ts";
 export { migrate, DEFAULT_SCHEMA, LATEST_SCHEMA_VERSION, POSTGRES_FORMAT_VERSION, type MigrationResult } from "./persistence/postgres/schema.ts";
 export { connectionSecrets } from "./persistence/postgres/connection.ts";
+export { enableRowLevelSecurity, USER_SETTING, type RowLevelSecurityOptions } from "./persistence/postgres/row-security.ts";
 export { redact as redactSecrets } from "./persistence/postgres/sql-errors.ts";

@@ -172,6 +172,38 @@ export function writesShared(backend: PersistenceBackend): backend is Persistenc
   );
 }
 
+/** Store-wide counts a {@link SharedCounts} backend reads from what it holds now. */
+export interface StoreCounts {
+  total: number;
+  active: number;
+  superseded: number;
+  deleted: number;
+  unstructured: number;
+  /** Users with at least one entry. */
+  users: number;
+  /** ms since epoch of the last write any process made, or null for a store never written. */
+  lastWriteAt: number | null;
+}
+
+/**
+ * The optional capability of a {@link SharedWriting} backend to count what it holds at call time, for
+ * `users()` and `stats()` of a writable store: other processes add users and entries this process never
+ * reads, so its own copy (the catalog read at open, plus the users it served) would miss them
+ * (docs/postgres.md, "Consistency").
+ */
+export interface SharedCounts {
+  /** Every user with at least one entry, with counts per status and the largest `updatedAt`, sorted by user id. */
+  countUsers(): Promise<UserSummary[]>;
+  /** Entries per status, users, and the last write time, in one snapshot. */
+  countEntries(): Promise<StoreCounts>;
+}
+
+/** Whether `backend` is written by several processes and counts what it holds ({@link SharedCounts}). */
+export function countsShared(backend: PersistenceBackend): backend is PersistenceBackend & SharedWriting & SharedCounts {
+  const b = backend as Partial<SharedCounts>;
+  return writesShared(backend) && typeof b.countUsers === "function" && typeof b.countEntries === "function";
+}
+
 /**
  * What `append` of a {@link SharedWriting} backend throws when another process wrote one of the users
  * first: nothing of the group was stored. The store catches `users` up and retries; only after several
@@ -238,6 +270,13 @@ export interface PersistenceBackend {
   append(batches: readonly Batch[]): Promise<void>;
   /** True when the journal has grown enough that the store should call `compact`. */
   wantsCompaction(): boolean;
+  /**
+   * Optional. True when a compaction would change what is stored: operations written since the last one
+   * (a journal to fold, event logs to trim), data in an older format than the backend writes, files left
+   * to delete. `close()` compacts only then, so a store opened, read and closed rewrites nothing
+   * (docs/design.md, "Compaction"). Absent: the store compacts at every close.
+   */
+  hasUncompacted?(): boolean;
   /** Replace snapshot + journal with one snapshot of `source`. */
   compact(source: SnapshotSource): Promise<void>;
   stats(): BackendStats;

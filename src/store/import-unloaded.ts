@@ -68,6 +68,8 @@ export async function importUnloaded(parsed: ParsedImport, partial: boolean, sto
   // Checked before any vector is computed (only when some must be), against the store as it is now.
   await embedImported(parsed, async () => lookup(await queue.exclusive(() => storedWith(backend, named))), partial, store.embedder, store.identity);
   let release: (() => void) | null = null;
+  // From before the write is queued until it settled, a first call for a user it names waits (the loaded ones need not).
+  const holds = users.holdLoads(parsed.entries.map((e) => e.userId));
   try {
     return await queue.write(async (change) => {
       await queue.drained();
@@ -80,5 +82,6 @@ export async function importUnloaded(parsed: ParsedImport, partial: boolean, sto
     });
   } finally {
     (release as (() => void) | null)?.();
+    holds();
   }
 }

@@ -3,12 +3,12 @@
 
 import type { AddInput, AddSummary, EntryStatus, ImportSummary, MemoryEntry, RecallHit, StoreStats, TornTail } from "../types.ts";
 import { ENTRY_STATUSES } from "../types.ts";
-import { loadsUsers, writesShared, type EmbedderIdentity, type PersistenceBackend } from "../persistence/backend.ts";
+import { countsShared, loadsUsers, writesShared, type EmbedderIdentity, type PersistenceBackend } from "../persistence/backend.ts";
 import { MoomemError, invalidArgument } from "../errors.ts";
 import { nothingFromUser } from "../text/transcript.ts";
 import { ExtractionGuard } from "../ingest/extract.ts";
 import { commitAdd, prepareAdd, type AddPipeline } from "../ingest/add-pipeline.ts";
-import { callBackend, callBackendSync, readClock, wantsCompaction } from "../validation/plugin-checks.ts";
+import { callBackend, callBackendSync, hasUncompacted, readClock, wantsCompaction } from "../validation/plugin-checks.ts";
 import {
   checkAddInput,
   checkAddManyInputs,
@@ -45,6 +45,7 @@ import { reextractEntries } from "./reextract.ts";
 import { addMany } from "./add-many.ts";
 import { importUnloaded } from "./import-unloaded.ts";
 import { ExportWatch } from "./export-stream.ts";
+import { StoreWideCounts } from "./shared-counts.ts";
 import type { AddOptions, ExportOptions, ForgetOptions, ForgetTarget, ImportOptions, ListOptions, RecallOptions, ReextractSummary } from "./options.ts";
 
 /**
@@ -78,6 +79,8 @@ export class MemoryStore {
    * import-unloaded.ts), which knows only the users it has served since it opened.
    */
   readonly #sharedWrites: boolean;
+  /** Other processes write this store: `users()` and `stats()` count in the backend (shared-counts.ts); null otherwise. */
+  readonly #storeWide: StoreWideCounts | null;
   #truncatedRecovered: number;
   #formatVersion: number;
   #closed = false;
@@ -117,8 +120,7 @@ export class MemoryStore {
     );
     if (shared !== null) parts.users.catchUpWith((u, kind) => shared.beforeCall(u, kind));
     this.#sharedWrites = shared !== null;
-    // An import under maxLoadedUsers writes users it does not load: a load reads them once they are written.
-    if (parts.users.bounded) parts.users.loadAfter(() => this.#queue.idle());
+    this.#storeWide = shared !== null && countsShared(parts.backend) ? new StoreWideCounts(parts.backend, this.#queue) : null;
     this.#exports = new ExportWatch(parts.state);
     this.#queue.onWrite((userId) => this.#exports.beforeWrite(userId));
     this.#follower = new StoreFollower(parts.backend, parts.state, {
@@ -398,6 +400,7 @@ export class MemoryStore {
   users(): Promise<UserSummary[]> {
     return this.#track(async () => {
       this.#checkOpen();
+      if (this.#storeWide !== null) return this.#storeWide.users();
       return this.#durable(() => summarizeAll(this.#state));
     });
   }
@@ -430,6 +433,8 @@ export class MemoryStore {
   stats(): Promise<StoreStats> {
     return this.#track(async () => {
       this.#checkOpen();
+      // Other processes write the store: its counts are the backend's now; loadedUsers and loadedBytes stay this process's.
+      const storeWide = this.#storeWide === null ? null : await this.#storeWide.counts();
       return this.#durable(() => {
         const { users, ...counts } = statusCounts(this.#state);
         const disk = callBackendSync(this.#backend.location, "reading the stats", () => this.#backend.stats());
@@ -439,6 +444,7 @@ export class MemoryStore {
           users,
           bytesOnDisk: disk.bytesOnDisk,
           lastWriteAt: disk.lastWriteAt,
+          ...storeWide,
           truncatedRecovered: this.#truncatedRecovered,
           tornTails: this.#follower.tornTails,
           extractorMode: this.#pipeline.extractor.mode,
@@ -605,7 +611,8 @@ export class MemoryStore {
       try {
         await this.#queue.exclusive(async () => {
           if (!this.#readOnly) await this.#pipeline.seqs.release().catch(() => {}); // a gap in the seqs costs nothing
-          if (!this.#readOnly) await this.#compactNow();
+          // Only when there is something to fold: a store opened, read and closed rewrites nothing.
+          if (!this.#readOnly && hasUncompacted(this.#backend)) await this.#compactNow();
         });
       } finally {
         await callBackend(this.#backend.location, "closing", () => this.#backend.close());

@@ -29,8 +29,11 @@ export class UserLoader {
   readonly #recent = new Map<string, true>();
   /** A store several processes write: catches the users of a call up with the others' writes (store/shared-catch-up.ts). */
   #beforeCall: ((users: readonly string[], kind: CallKind) => Promise<void>) | null = null;
-  /** Resolves once the writes queued so far are durable (see {@link loadAfter}). */
-  #writesSettled: () => Promise<void> = () => Promise.resolve();
+  /**
+   * Users an import under the bound is writing without loading them (store/import-unloaded.ts), each with
+   * the writes that may hold its entries and are not durable (or rolled back) yet: see {@link holdLoads}.
+   */
+  readonly #held = new Map<string, Set<Promise<void>>>();
 
   /** `backend`: null when every user was loaded at open (a backend without the capability). */
   constructor(state: EntryState, backend: (PersistenceBackend & UserLoading) | null, maxLoaded: number | null) {
@@ -45,11 +48,33 @@ export class UserLoader {
   }
 
   /**
-   * Loads wait for `settled` first: an import under a bound writes entries of users it does not load
-   * (state/entry-state.ts, `insertCold`), and a load must read them from the backend once they are there.
+   * Until the returned release is called, a first call for one of these users (not in memory) waits: an
+   * import under a bound writes entries of users it does not load (state/entry-state.ts, `insertCold`), and
+   * such a user must be read from the backend once they are there (or rolled back). Calls for other users,
+   * and for users in memory, do not wait. The import holds from before its write is queued until it settled.
    */
-  loadAfter(settled: () => Promise<void>): void {
-    this.#writesSettled = settled;
+  holdLoads(userIds: Iterable<string>): () => void {
+    let release!: () => void;
+    const settled = new Promise<void>((resolve) => (release = resolve));
+    const users = [...new Set(userIds)];
+    for (const u of users) {
+      let writes = this.#held.get(u);
+      if (writes === undefined) this.#held.set(u, (writes = new Set()));
+      writes.add(settled);
+    }
+    return () => {
+      for (const u of users) {
+        const writes = this.#held.get(u)!;
+        writes.delete(settled);
+        if (writes.size === 0) this.#held.delete(u);
+      }
+      release();
+    };
+  }
+
+  /** Resolves once no write that may hold entries of this user not in memory is pending (see {@link holdLoads}). */
+  async #whileHeld(userId: string): Promise<void> {
+    for (let writes = this.#held.get(userId); writes !== undefined; writes = this.#held.get(userId)) await Promise.all(writes);
   }
 
   /** Whether users are loaded when asked and unloaded beyond a bound (`maxLoadedUsers`). */
@@ -110,6 +135,8 @@ export class UserLoader {
   async #ensure(userId: string): Promise<void> {
     this.#recent.delete(userId);
     this.#recent.set(userId, true);
+    // A user not in memory (cold, or new) whose entries an import is writing: read once they are durable.
+    if (this.#held.has(userId) && !this.#state.isLoaded(userId)) await this.#whileHeld(userId);
     if (!this.#state.isCold(userId)) return;
     let loading = this.#loading.get(userId);
     if (loading === undefined) {
@@ -122,7 +149,7 @@ export class UserLoader {
   async #load(userId: string): Promise<void> {
     const backend = this.#backend!;
     for (;;) {
-      await this.#writesSettled();
+      await this.#whileHeld(userId);
       const writes = this.#state.coldWrites;
       const records: EntryRecord[] = await callBackend(backend.location, `loading user ${userId}`, () => backend.loadUser(userId));
       // An import wrote entries of users not loaded while this one was read: they may be missing from what was read.

@@ -240,3 +240,16 @@ export function wantsCompaction(backend: { wantsCompaction(): boolean }): boolea
     return false;
   }
 }
+
+/**
+ * `backend.hasUncompacted()`, asked at close: only an answer of `false` skips the compaction. A backend
+ * without the method, or one that throws or answers anything else, is compacted as before.
+ */
+export function hasUncompacted(backend: { hasUncompacted?(): boolean }): boolean {
+  if (typeof backend.hasUncompacted !== "function") return true;
+  try {
+    return backend.hasUncompacted() !== false;
+  } catch {
+    return true;
+  }
+}

@@ -11,6 +11,7 @@ import { isMoomemError } from "../../src/errors.ts";
 import type { MoomemErrorCode } from "../../src/errors.ts";
 import type { EntryRecord, Metadata } from "../../src/types.ts";
 import { makeEntry, testBackend } from "../backend-conformance.ts";
+import { MemoryStore } from "../../src/index.ts";
 
 let counter = 0;
 /** Fresh database name per test: Chromium keeps databases for the whole run. */
@@ -339,6 +340,48 @@ testBackend(
     },
   },
 );
+
+describe('IndexedDbBackend: a close with nothing to fold writes nothing (docs/design.md, "Compaction")', () => {
+  /** A backend whose `compact` calls are counted. */
+  function counted(name: string): { backend: IndexedDbBackend; compactions: () => number } {
+    const backend = backendFor(name);
+    let n = 0;
+    const compact = backend.compact.bind(backend);
+    backend.compact = (source) => {
+      n++;
+      return compact(source);
+    };
+    return { backend, compactions: () => n };
+  }
+
+  it("open → recall → close does not compact; open → add → close does", async () => {
+    const name = uniqueName("close-reads");
+    const first = counted(name);
+    const mem = await MemoryStore.open(name, { backend: first.backend });
+    expect(first.compactions()).toBe(1); // a new store records its embedder at open
+    await mem.add("ann", "I live in Berlin");
+    await mem.close();
+    expect(first.compactions()).toBe(2);
+
+    const reader = counted(name);
+    const again = await MemoryStore.open(name, { backend: reader.backend });
+    expect(reader.backend.hasUncompacted()).toBe(false);
+    expect((await again.recall("ann", "where do I live")).map((h) => h.content)).toEqual(["I live in Berlin"]);
+    expect((await again.stats()).total).toBe(1);
+    await again.close();
+    expect(reader.compactions()).toBe(0);
+
+    const writer = counted(name);
+    const third = await MemoryStore.open(name, { backend: writer.backend });
+    await third.add("ann", "I like tea");
+    expect(writer.backend.hasUncompacted()).toBe(true);
+    await third.close();
+    expect(writer.compactions()).toBe(1);
+    const last = await MemoryStore.open(name, { backend: backendFor(name) });
+    expect((await last.list("ann")).map((e) => e.content).sort()).toEqual(["I like tea", "I live in Berlin"]);
+    await last.close();
+  });
+});
 
 describe("IndexedDbBackend without IndexedDB", () => {
   const saved = Object.getOwnPropertyDescriptor(globalThis, "indexedDB");

@@ -487,10 +487,10 @@ describe("FileBackend on the seed's v1 snapshots", () => {
     const listed = await store.list("user-42");
     expect(listed.map((e) => e.content)).toEqual(["我对花生过敏"]);
     await store.close();
-    // Compacted at open (to the current format) and again at close: no v1 snapshot is left.
+    // Compacted at open (to the current format); the close, after reads only, has nothing to fold: no v1 snapshot is left.
     const slots = Object.keys(filesOf(dir)).filter((f) => f.includes("slot"));
     expect(slots).toHaveLength(1);
-    expect(readFileSync(join(dir, slots[0]!), "utf8")).toMatch(/^\{"v":5,"gen":6,/);
+    expect(readFileSync(join(dir, slots[0]!), "utf8")).toMatch(/^\{"v":5,"gen":5,/);
   });
 });
 

@@ -777,6 +777,24 @@ export class FileBackend implements PersistenceBackend, UserLoading {
     return this.#journalSize - this.#journalHeaderSize >= threshold;
   }
 
+  /**
+   * Whether a compaction would change the files: the journal holds an operation (this process's or one
+   * left by a process that never closed), the snapshot or journal is in an older format, or files a
+   * compaction failed to delete (they may hold purged content) are left. A new store (no snapshot) too.
+   * A poisoned backend says yes: the compaction is refused with the failure, so close reports it as before.
+   */
+  hasUncompacted(): boolean {
+    if (this.#state !== "open" || this.#readOnly) return false;
+    return (
+      this.#poison !== null ||
+      this.#journalSize > this.#journalHeaderSize ||
+      this.#slot === null ||
+      this.#formatVersion < SNAPSHOT_FORMAT_VERSION ||
+      this.#journalVersion < JOURNAL_FORMAT_VERSION ||
+      this.#leftovers.length > 0
+    );
+  }
+
   // ---------------------------------------------------------------- compaction
 
   compact(source: SnapshotSource): Promise<void> {

@@ -91,6 +91,8 @@ export class IndexedDbBackend implements PersistenceBackend {
   /** Estimated serialized size of each stored entry, by id (see `stats`). */
   #sizes = new Map<string, number>();
   #entryBytes = 0;
+  /** An append stored entries since the last compaction (see `hasUncompacted`). */
+  #written = false;
   #releaseWebLock: (() => Promise<void>) | null = null;
   #holdsProcessLock = false;
 
@@ -159,11 +161,22 @@ export class IndexedDbBackend implements PersistenceBackend {
       tx.objectStore(META).put(meta, META_KEY);
     });
     this.#meta = meta;
+    this.#written = true;
     for (const json of encoded) this.#track(json.id, json);
   }
 
   wantsCompaction(): boolean {
     return false;
+  }
+
+  /**
+   * Whether `compact` would change the database: entries were stored since the last compaction (it then
+   * checks the count), or the meta record lacks the embedder or is in an older format. Otherwise a close
+   * writes nothing.
+   */
+  hasUncompacted(): boolean {
+    if (this.#state !== "open" || this.#readOnly) return false;
+    return this.#written || this.#meta.embedder === null || this.#meta.format < INDEXEDDB_FORMAT_VERSION;
   }
 
   /**
@@ -204,6 +217,7 @@ export class IndexedDbBackend implements PersistenceBackend {
       tx.objectStore(META).put(meta, META_KEY);
     });
     this.#meta = meta;
+    this.#written = false;
     if (replacement !== null) {
       this.#sizes.clear();
       this.#entryBytes = 0;

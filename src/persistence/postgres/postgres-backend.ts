@@ -8,14 +8,16 @@ import type {
   LoadedState,
   PersistenceBackend,
   RefreshedState,
+  SharedCounts,
   SharedWriting,
   SnapshotSource,
+  StoreCounts,
   StoreCatalog,
   UserCatchUp,
   UserLoading,
 } from "../backend.ts";
 import { WriteConflict } from "../backend.ts";
-import type { EntryRecord, EntryStatus } from "../../types.ts";
+import type { EntryRecord, EntryStatus, UserSummary as StoreUser } from "../../types.ts";
 import { ENTRY_STATUSES } from "../../types.ts";
 import { MoomemError, describeError, invalidArgument } from "../../errors.ts";
 import type { SqlClient, SqlQueryable, SqlRow } from "./sql-client.ts";
@@ -33,6 +35,7 @@ import {
 } from "./schema.ts";
 import { createOwnedPool, describeConnectionString, describePool, type OwnedPool } from "./connection.ts";
 import { ioFailure, isConnectionError, isRetryableConflict, neverSent, redact, sqlState } from "./sql-errors.ts";
+import { countEntries, countUsers } from "./store-counts.ts";
 
 /** Options of {@link PostgresBackend}: exactly one of `client`, `pool` or `connectionString`. */
 export interface PostgresBackendOptions {
@@ -174,7 +177,7 @@ interface Landmark {
  * const mem = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool }) });
  * ```
  */
-export class PostgresBackend implements PersistenceBackend, UserLoading, SharedWriting {
+export class PostgresBackend implements PersistenceBackend, UserLoading, SharedWriting, SharedCounts {
   readonly location: string;
   /** The schema the tables live in. */
   readonly schema: string;
@@ -374,6 +377,15 @@ export class PostgresBackend implements PersistenceBackend, UserLoading, SharedW
       await this.#write("append", at, usersOf(operations), true, (tx, writeId, versions) => this.#writeOperations(tx, operations, at, writeId, versions));
     }
     this.#lastWriteAt = at;
+  }
+
+  /**
+   * Whether `compact` would change anything: this process wrote users whose event logs it has not trimmed
+   * yet, or no embedder is recorded. Otherwise a close runs no compaction transaction (which would also
+   * update the meta row and so send every reader to read every user's version).
+   */
+  hasUncompacted(): boolean {
+    return this.#state === "open" && !this.#readOnly && (this.#touched.size > 0 || this.#embedder === null);
   }
 
   /** True once `keepEvents` events were written since the last trim: compaction is what trims the event logs. */
@@ -624,6 +636,23 @@ export class PostgresBackend implements PersistenceBackend, UserLoading, SharedW
         return { version: current, reloadNeeded: false, events, entries: entryRows.map((row) => this.#entryFromRow(row)) };
       }),
     );
+  }
+
+  /** `users()` of a writable store: every user as the database holds them now (store-counts.ts). */
+  async countUsers(): Promise<StoreUser[]> {
+    this.#checkUsable("countUsers");
+    await this.#connect();
+    return this.#run("counting the users", (db) => countUsers(db, this.#s));
+  }
+
+  /** `stats()` of a writable store: the counts as the database holds them now (store-counts.ts); the size on disk is read again too. */
+  async countEntries(): Promise<StoreCounts> {
+    this.#checkUsable("countEntries");
+    await this.#connect();
+    const counts = await this.#run("counting the entries", (db) => countEntries(db, this.#s));
+    if (counts.lastWriteAt !== null && (this.#lastWriteAt === null || counts.lastWriteAt > this.#lastWriteAt)) this.#lastWriteAt = counts.lastWriteAt;
+    await this.#refreshSize(true);
+    return counts;
   }
 
   /**
