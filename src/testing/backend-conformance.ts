@@ -345,6 +345,25 @@ export function testBackend<B extends PersistenceBackend>(
       expect(state.embedder).toEqual(other);
     });
 
+    it("a compaction stores its snapshot as given: vectors recomputed for another embedder (a reembed) survive a reopen", async () => {
+      const backend = await ctx.make();
+      await backend.load();
+      const unit = (dim: number, at: number): Float32Array => {
+        const v = new Float32Array(dim);
+        v[at] = 1;
+        return v;
+      };
+      const first = [makeEntry("x", 1, { embedding: unit(8, 0) }), makeEntry("y", 2, { embedding: unit(8, 1), userId: "user-2" })];
+      await backend.append([{ entries: first }]);
+      await backend.compact({ embedder: { id: "test:first", dim: 8 }, count: 2, entries: first });
+      // Same entries, same count, every vector made again with 4 dims.
+      const again = [makeEntry("x", 1, { embedding: unit(4, 2) }), makeEntry("y", 2, { embedding: unit(4, 3), userId: "user-2" })];
+      await backend.compact({ embedder: { id: "test:second", dim: 4 }, count: 2, entries: again });
+      const { state } = await reload(backend);
+      expect(state.embedder).toEqual({ id: "test:second", dim: 4 });
+      expect(state.entries.map(plain)).toEqual(again.map(plain));
+    });
+
     it("compacts an empty store", async () => {
       const backend = await ctx.make();
       await backend.load();

@@ -58,8 +58,7 @@ describe("vectors held once", () => {
       const newBackend = new UserLoadingMemoryBackend();
       let embedder = new HashingEmbedder();
       // Both under the same tiny bound, so users are unloaded and loaded again as often in both: the layout is
-      // the only difference. (On main ebecedf a reembed under maxLoadedUsers already answers otherwise than
-      // one without the bound; that is reported, not part of this test.)
+      // the only difference (reembed-bounded.test.ts compares a bound store with an unbound one).
       let before = await open(false, oldBackend, { clock, embedder, maxLoadedUsers: 1 });
       let after = await open(true, newBackend, { clock, embedder, maxLoadedUsers: 1 });
       for (let step = 0; step < 90; step++) {

@@ -204,7 +204,11 @@ export class IndexedDbBackend implements PersistenceBackend {
     const db = this.#writable("compact");
     const meta: MetaRecord = { ...this.#meta, format: INDEXEDDB_FORMAT_VERSION, embedder: { id: source.embedder.id, dim: source.embedder.dim } };
     let replacement: EntryJson[] | null = null;
-    if (source.count !== this.#sizes.size) {
+    // The entries are rewritten when the snapshot holds other entries than the store (a count that differs) or other
+    // vectors (another embedder: a reembed recomputed every one in memory); otherwise every write already put them.
+    const previous = this.#meta.embedder;
+    const reembedded = previous !== null && (previous.id !== source.embedder.id || previous.dim !== source.embedder.dim);
+    if (source.count !== this.#sizes.size || reembedded) {
       replacement = [];
       for (const entry of source.entries) replacement.push(entryToJson(entry));
     }

@@ -103,7 +103,21 @@ export class MemoryBackend implements PersistenceBackend {
     return false;
   }
 
+  /**
+   * Holds exactly what the snapshot holds, as a file store's compaction does: after a `reembed` every vector
+   * changed in the store's memory only, and a store opened again on this instance must read the new ones.
+   */
   compact(source: SnapshotSource): Promise<void> {
+    const entries = new Map<string, EntryRecord>();
+    const byUser = new Map<string, Set<string>>();
+    for (const entry of source.entries) {
+      entries.set(entry.id, cloneEntry(entry));
+      let ids = byUser.get(entry.userId);
+      if (ids === undefined) byUser.set(entry.userId, (ids = new Set()));
+      ids.add(entry.id);
+    }
+    this.#entries = entries;
+    this.#byUser = byUser;
     this.#embedder = { ...source.embedder };
     return Promise.resolve();
   }
