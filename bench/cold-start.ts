@@ -205,6 +205,12 @@ async function main(): Promise<void> {
     process.stdout.write(JSON.stringify(await measure(tree!, dir!, Number(users))));
     return;
   }
+  if (argv[0] === "--build") {
+    // Only writes the store (e.g. to profile a first load: `--build DIR 100000 1`, then `--measure . DIR 1` under `node --cpu-prof`).
+    const [, dir, entries, users] = argv;
+    await build(dir!, Number(entries), Number(users));
+    return;
+  }
   if (argv[0] === "--touch") {
     const [, dir, users, bound] = argv;
     process.stdout.write(JSON.stringify(await touchEveryUser(dir!, Number(users), bound === "none" ? null : Number(bound))));
