@@ -82,6 +82,22 @@ describe("the format-6 block line", () => {
     }
   });
 
+  it("stores sparse indices in one byte up to 256 components and in two beyond, both read back exactly", () => {
+    const narrow = sample();
+    expect(encodeBlocksLine("ann", narrow)).toContain('"indexBytes":1,');
+    const wide = new Float32Array(70_000);
+    wide[0] = 1;
+    wide[300] = -0;
+    wide[65_535] = 0.5;
+    wide[69_999] = 2;
+    const entries = [...narrow, record(8, "wide", wide.subarray(0, 65_536)), record(9, "wider than 16 bits", wide)];
+    const block = encodeBlocksLine("ann", entries);
+    expect(block).toContain('"indexBytes":2,');
+    const read = decode(block, entries);
+    for (let i = 0; i < entries.length; i++) expect(read[i]!.embedding, entries[i]!.id).toEqual(entries[i]!.embedding);
+    expect(Object.is(read[7]!.embedding![300], -0)).toBe(true);
+  });
+
   it("a line read with a block made by another tokenizer keeps its vectors but no forms (the entries are tokenized again)", () => {
     const entries = sample();
     const block = encodeBlocksLine("ann", entries).replace(/"forms":"[^"]+"/, '"forms":"t0-other"');
@@ -105,6 +121,8 @@ describe("the format-6 block line", () => {
       ["2^53 values", line({ values: 2 ** 53 })],
       ["more values than bytes", line({ values: 1e9 })],
       ["more indices than bytes", line({ indices: 1e9 })],
+      ["an index width of 3", line({ indexBytes: 3 })],
+      ["wide indices over narrow bytes", line({ indexBytes: 2 })],
       ["more pairs than bytes", line({ pairs: 1e9 })],
       ["a negative count", line({ pairs: -1 })],
       ["terms not strings", line({ terms: [1, 2] })],

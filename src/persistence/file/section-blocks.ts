@@ -47,7 +47,8 @@ function isSet(x: number): boolean {
 /**
  * The block line (with its newline) of one user's section: written first in the section, before the
  * entry lines (written with `apart`: their vectors are here). `bin` is base64 of, little-endian: every
- * vector's stored components (float32), then the indices of the sparse ones (uint16), then per entry in
+ * vector's stored components (float32), then the indices of the sparse ones (uint8 when no sparse vector
+ * has more than 256 components, as a hashing embedder's; else uint16: `indexBytes`), then per entry in
  * order a varint count of its vector's stored components (when it has a vector; its dimension for a
  * dense one) and, for a live entry, a varint count of its distinct tokens followed by (term id, tf)
  * varint pairs. `terms` lists the section's tokens; `dedup` holds per entry its dedup form (0: the
@@ -63,6 +64,7 @@ export function encodeBlocksLine(userId: string, entries: readonly EntryRecord[]
   const terms: string[] = [];
   const dedup: (string | 0 | null)[] = [];
   let pairs = 0;
+  let narrow = true;
   const idOf = (term: string): number => {
     let id = termIds.get(term);
     if (id === undefined) {
@@ -84,6 +86,7 @@ export function encodeBlocksLine(userId: string, entries: readonly EntryRecord[]
       if (valueCount + stored > values.length) values = grown(values, valueCount + stored);
       if (sparse) {
         if (indexCount + stored > indices.length) indices = grown(indices, indexCount + stored);
+        if (dim > 256) narrow = false;
         for (let i = 0; i < dim; i++) {
           if (!isSet(vector[i]!)) continue;
           values[valueCount++] = vector[i]!;
@@ -121,13 +124,15 @@ export function encodeBlocksLine(userId: string, entries: readonly EntryRecord[]
     }
     dedup.push(form === entry.content.toLowerCase() ? 0 : form);
   }
-  const bin = new Uint8Array(4 * valueCount + 2 * indexCount + varints.length);
+  const indexBytes = narrow ? 1 : 2;
+  const bin = new Uint8Array(4 * valueCount + indexBytes * indexCount + varints.length);
   const view = new DataView(bin.buffer);
   for (let i = 0; i < valueCount; i++) view.setFloat32(4 * i, values[i]!, true);
-  for (let i = 0, at = 4 * valueCount; i < indexCount; i++, at += 2) view.setUint16(at, indices[i]!, true);
-  bin.set(varints.bytes.subarray(0, varints.length), 4 * valueCount + 2 * indexCount);
+  if (narrow) for (let i = 0, at = 4 * valueCount; i < indexCount; i++, at++) bin[at] = indices[i]!;
+  else for (let i = 0, at = 4 * valueCount; i < indexCount; i++, at += 2) view.setUint16(at, indices[i]!, true);
+  bin.set(varints.bytes.subarray(0, varints.length), 4 * valueCount + indexBytes * indexCount);
   return (
-    `${BLOCKS_PREFIX}${JSON.stringify(userId)},"n":${entries.length},"forms":${JSON.stringify(textFormsId())},"values":${valueCount},"indices":${indexCount},` +
+    `${BLOCKS_PREFIX}${JSON.stringify(userId)},"n":${entries.length},"forms":${JSON.stringify(textFormsId())},"values":${valueCount},"indices":${indexCount},"indexBytes":${indexBytes},` +
     `"pairs":${pairs},"terms":${JSON.stringify(terms)},"dedup":${JSON.stringify(dedup)},"bin":"${bytesToBase64(bin)}"}\n`
   );
 }
@@ -153,7 +158,7 @@ function isCount(value: unknown): value is number {
 export class SectionBlocks implements VectorSource {
   readonly #count: number;
   readonly #values: Float32Array;
-  readonly #indices: Uint16Array;
+  readonly #indices: Uint8Array | Uint16Array;
   readonly #bytes: Uint8Array;
   #at: number;
   #value = 0;
@@ -191,14 +196,15 @@ export class SectionBlocks implements VectorSource {
     if (!isCount(n) || n === 0 || (count !== undefined && n !== count)) throw new Error(`the block line counts ${String(n)} entries, not ${count ?? "some"}`);
     this.userId = named;
     this.count = n;
-    const { values, indices, pairs, terms, dedup, bin, forms } = o;
+    const { values, indices, indexBytes, pairs, terms, dedup, bin, forms } = o;
     if (!isCount(values) || !isCount(indices) || !isCount(pairs)) throw new Error("the block line has a bad values, indices or pairs count");
+    if (indexBytes !== 1 && indexBytes !== 2) throw new Error(`the block line has a bad index width (${String(indexBytes)})`);
     if (!Array.isArray(terms) || !terms.every((t) => typeof t === "string")) throw new Error("the block line's terms are not a list of strings");
     if (!Array.isArray(dedup) || dedup.length !== n) throw new Error("the block line's dedup forms are not one per entry");
     if (typeof bin !== "string" || typeof forms !== "string") throw new Error("the block line has no bin or forms");
     const bytes = base64ToBytes(bin);
     if (bytes === null) throw new Error("the block line's bin is not base64");
-    const varStart = 4 * values + 2 * indices;
+    const varStart = 4 * values + indexBytes * indices;
     if (varStart > bytes.length) throw new Error(`the block line promises ${values} values and ${indices} indices, more than its ${bytes.length} bytes hold`);
     // Each pair takes two bytes at least.
     if (2 * pairs > bytes.length - varStart) throw new Error(`the block line promises ${pairs} token pairs, more than its bytes hold`);
@@ -206,7 +212,7 @@ export class SectionBlocks implements VectorSource {
     this.#bytes = bytes;
     this.#at = varStart;
     this.#values = floats(bytes, values);
-    this.#indices = uint16s(bytes, 4 * values, indices);
+    this.#indices = indexBytes === 1 ? bytes.subarray(4 * values, 4 * values + indices) : uint16s(bytes, 4 * values, indices);
     this.#terms = terms;
     this.#dedup = dedup;
     this.#pairs = pairs;
