@@ -20,29 +20,37 @@ export interface TextForms {
 }
 
 /**
- * Forms by record object. A record is immutable (a change makes a new object), so forms read with a
- * record can never describe another text: a record made by a write, a journal line or a copy has none.
+ * Where a record holds the forms read with it: a property under a symbol of this module, not enumerable,
+ * so that no copy (spread, structuredClone, JSON, an export) carries it and no comparison sees it. A
+ * record is immutable (a change makes a new object), so forms read with a record can never describe
+ * another text: a record made by a write, a journal line or a copy has none. (A WeakMap did the same at
+ * about a tenth of a 100,000-entry user's load, in its own cost and the collector's.)
  */
-const formsByRecord = new WeakMap<EntryRecord, TextForms>();
+const FORMS = Symbol("moomem.textForms");
+
+interface WithForms {
+  [FORMS]?: TextForms | undefined;
+}
 
 /** The forms read with this very record, if any. */
 export function textFormsOf(record: EntryRecord): TextForms | undefined {
-  return formsByRecord.get(record);
+  return (record as WithForms)[FORMS];
 }
 
 /**
- * The forms read with this record, forgotten here: an index build uses them once, and the section's
+ * The forms read with this record, forgotten there: an index build uses them once, and the section's
  * shared arrays are freed when its last entry is built (a later compaction tokenizes what it writes).
  */
 export function takeTextForms(record: EntryRecord): TextForms | undefined {
-  const forms = formsByRecord.get(record);
-  if (forms !== undefined) formsByRecord.delete(record);
+  const forms = (record as WithForms)[FORMS];
+  // Set to undefined rather than deleted: a delete would turn the record into a slow dictionary object.
+  if (forms !== undefined) (record as WithForms)[FORMS] = undefined;
   return forms;
 }
 
-/** Ties `forms`/** Ties `forms` (computed from `record.content` by this moomem's tokenizer, or read from a file that says so) to `record`. */
+/** Ties `forms` (computed from `record.content` by this moomem's tokenizer, or read from a file that says so) to `record`, which has none yet. */
 export function attachTextForms(record: EntryRecord, forms: TextForms): void {
-  formsByRecord.set(record, forms);
+  Object.defineProperty(record, FORMS, { value: forms, writable: true, enumerable: false, configurable: false });
 }
 
 // Texts whose tokens and dedup forms exercise every rule of the tokenizer (ASCII words, possessives,
