@@ -87,7 +87,11 @@ const USERS = ["ann", "bob", "cy", "dee", "eve"];
 /** Entries of five users with interleaved seqs (each user's seq range overlaps the others'), some padded. */
 function history(): Batch[] {
   const first: EntryRecord[] = [];
-  for (let seq = 1; seq <= 25; seq++) first.push(entry(`e${seq}`, seq, { userId: USERS[seq % 5]! }, seq % 4 === 0 ? 300 : 0));
+  for (let seq = 1; seq <= 25; seq++) {
+    // Every other text ASCII (v6 stores the tokens of those), the others with the helper's « » (tokenized at load).
+    const ascii = seq % 2 === 0 ? { content: `fact ${seq}: I like hiking and coffee, number ${seq}` } : {};
+    first.push(entry(`e${seq}`, seq, { userId: USERS[seq % 5]!, ...ascii }, seq % 4 === 0 ? 300 : 0));
+  }
   const later: EntryRecord[] = [
     entry("e3", 3, { userId: USERS[3]!, status: "deleted", updatedAt: 1_700_000_000_900, lifecycle: { deletedFrom: "active", deletedAt: 1_700_000_000_900 } }),
     entry("e26", 26, { userId: USERS[1]! }),
@@ -158,7 +162,10 @@ describe("snapshot v6 layout and open", () => {
       const block = JSON.parse(sectionLines[i]!) as { blocks: string; n: number; terms: string[]; dedup: unknown[] };
       expect(block.n).toBe(5);
       expect(block.dedup).toHaveLength(5);
-      expect(block.terms).toContain("fact");
+      // The helper's texts hold « »: not ASCII, so their forms are not stored (1) and a load tokenizes them; the ASCII ones' are.
+      expect(block.dedup).toContain(1);
+      expect(block.dedup).toContain(0);
+      expect(block.terms).toContain("coffee");
       const own = sectionLines.slice(i + 1, i + 1 + block.n).map((l) => JSON.parse(l) as { user_id: string; embedding: unknown });
       expect(own.map((e) => e.user_id)).toEqual(Array(5).fill(block.blocks));
       for (const e of own) expect(e.embedding).toBe(EMBEDDER.dim);

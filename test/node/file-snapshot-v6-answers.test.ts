@@ -79,6 +79,8 @@ describe("a user loaded from snapshot v6", () => {
   // Bounded by runs: three seeded stores of four users each.
   it("answers recall (every mode), list, history and export exactly as from v5 and as the store that made the entries", async () => {
     const statuses: string[] = [];
+    let stored = 0;
+    let tokenizedAtLoad = 0;
     for (const seed of [11, 12, 13]) {
       const random = seededRandom(seed);
       const dir = join(root, `s${++counter}`);
@@ -97,7 +99,10 @@ describe("a user loaded from snapshot v6", () => {
       const table = await readSectionTable(fs, slotPath(dir), (await slotVersion(fs, slotPath(dir))).header!);
       for (const section of table.sections) {
         for (const e of await readSection(fs, slotPath(dir), section)) {
-          expect(textFormsOf(e) !== undefined, e.id).toBe(e.status === "active" || e.status === "unstructured");
+          const live = e.status === "active" || e.status === "unstructured";
+          expect(textFormsOf(e) !== undefined, e.id).toBe(live && /^[\x00-\x7f]*$/.test(e.content));
+          stored += textFormsOf(e) === undefined ? 0 : 1;
+          tokenizedAtLoad += live && textFormsOf(e) === undefined ? 1 : 0;
         }
       }
       statuses.push(...((before as Record<string, { status: string }[]>)["list bob"] ?? []).map((e) => e.status));
@@ -114,5 +119,8 @@ describe("a user loaded from snapshot v6", () => {
     }
     // The stores held changed facts and forgotten ones, not only live entries.
     expect(statuses).toEqual(expect.arrayContaining(["active", "superseded", "deleted"]));
+    // Both paths were taken: entries indexed from stored forms (ASCII) and entries tokenized at load (CJK, accents).
+    expect(stored).toBeGreaterThan(10);
+    expect(tokenizedAtLoad).toBeGreaterThan(3);
   });
 });

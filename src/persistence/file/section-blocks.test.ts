@@ -57,7 +57,7 @@ function sample(): EntryRecord[] {
 }
 
 describe("the format-6 block line", () => {
-  it("gives back every vector bit for bit (sparse with -0, dense with zeros, empty, none) and the tokenizer's forms for live entries", () => {
+  it("gives back every vector bit for bit (sparse with -0, dense with zeros, empty, none) and the tokenizer's forms for live ASCII entries", () => {
     const entries = sample();
     const read = decode(encodeBlocksLine("ann", entries), entries);
     for (let i = 0; i < entries.length; i++) {
@@ -66,7 +66,8 @@ describe("the format-6 block line", () => {
       if (e.embedding === null) expect(r.embedding).toBeNull();
       else expect(new Uint8Array(r.embedding!.buffer, r.embedding!.byteOffset, r.embedding!.byteLength)).toEqual(new Uint8Array(e.embedding.buffer));
       const forms = textFormsOf(r);
-      if (e.status === "active" || e.status === "unstructured") {
+      // Forms are stored for live entries whose text is ASCII only: any other text is tokenized by the reader's own runtime.
+      if ((e.status === "active" || e.status === "unstructured") && /^[\x00-\x7f]*$/.test(e.content)) {
         expect(forms, e.id).toBeDefined();
         const counts = new Map<string, number>();
         for (const t of tokenize(e.content)) counts.set(t, (counts.get(t) ?? 0) + 1);
@@ -96,6 +97,18 @@ describe("the format-6 block line", () => {
     const read = decode(block, entries);
     for (let i = 0; i < entries.length; i++) expect(read[i]!.embedding, entries[i]!.id).toEqual(entries[i]!.embedding);
     expect(Object.is(read[7]!.embedding![300], -0)).toBe(true);
+  });
+
+  it("stores no forms for a text that is not ASCII, even when the record came with some, and the reader never uses any given for one", () => {
+    const entries = [record(1, "Grüße aus Berlin", null), record(2, "plain ascii", null)];
+    const block = encodeBlocksLine("ann", entries);
+    expect((JSON.parse(block) as { dedup: unknown[] }).dedup).toEqual([1, 0]);
+    const read = decode(block, entries);
+    expect(textFormsOf(read[0]!)).toBeUndefined();
+    expect(textFormsOf(read[1]!)).toBeDefined();
+    // A crafted line giving the non-ASCII entry tokens and a form: read, but not used.
+    const crafted = encodeBlocksLine("ann", [record(1, "Gruesse aus Berlin", null), entries[1]!]);
+    expect(textFormsOf(decode(crafted, entries)[0]!)).toBeUndefined();
   });
 
   it("a line read with a block made by another tokenizer keeps its vectors but no forms (the entries are tokenized again)", () => {
@@ -135,6 +148,7 @@ describe("the format-6 block line", () => {
       ["fewer pairs than the entries hold", line({ pairs: (o["pairs"] as number) - 1 })],
       ["a dedup form for an entry not live", line({ dedup: (o["dedup"] as unknown[]).map(() => "x") })],
       ["no dedup form for a live entry", line({ dedup: (o["dedup"] as unknown[]).map(() => null) })],
+      ["forms said not stored, yet tokens given", line({ dedup: (o["dedup"] as unknown[]).map((d) => (d === 0 ? 1 : d)) })],
     ];
     for (const [label, text] of hostile) {
       expect(() => decode(text, entries), label).toThrow(Error);

@@ -14,6 +14,19 @@ function isLive(status: EntryStatus): boolean {
   return status === "active" || status === "unstructured";
 }
 
+const NOT_ASCII = /[^\x00-\x7f]/;
+
+/**
+ * Whether an entry's forms are stored: only for ASCII text, whose tokens and dedup form are computed by
+ * moomem's own code alone. Any other text goes through `Intl.Segmenter` and Unicode tables (NFKC, case),
+ * which differ between runtimes and their ICU versions: a store written on one runtime and read on
+ * another must index such a text as the reader's own tokenizer does (its queries are tokenized by it),
+ * so it is tokenized again at load. Its dedup slot is then 1.
+ */
+function isAscii(text: string): boolean {
+  return !NOT_ASCII.test(text);
+}
+
 const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /** A growing byte buffer with LEB128 varints. */
@@ -52,7 +65,7 @@ function isSet(x: number): boolean {
  * order a varint count of its vector's stored components (when it has a vector; its dimension for a
  * dense one) and, for a live entry, a varint count of its distinct tokens followed by (term id, tf)
  * varint pairs. `terms` lists the section's tokens; `dedup` holds per entry its dedup form (0: the
- * content in lower case; null: not live). `forms` names the tokenizer that made them ({@link textFormsId}).
+ * content in lower case; 1: not stored, the text is not ASCII (see isAscii); null: not live). `forms` names the tokenizer that made them ({@link textFormsId}).
  */
 export function encodeBlocksLine(userId: string, entries: readonly EntryRecord[]): string {
   let values = new Float32Array(1024);
@@ -62,7 +75,7 @@ export function encodeBlocksLine(userId: string, entries: readonly EntryRecord[]
   const varints = new ByteSink();
   const termIds = new Map<string, number>();
   const terms: string[] = [];
-  const dedup: (string | 0 | null)[] = [];
+  const dedup: (string | 0 | 1 | null)[] = [];
   let pairs = 0;
   let narrow = true;
   const idOf = (term: string): number => {
@@ -99,6 +112,12 @@ export function encodeBlocksLine(userId: string, entries: readonly EntryRecord[]
     }
     if (!isLive(entry.status)) {
       dedup.push(null);
+      continue;
+    }
+    if (!isAscii(entry.content)) {
+      // Not stored: see isAscii.
+      varints.varint(0);
+      dedup.push(1);
       continue;
     }
     const known = textFormsOf(entry);
@@ -276,8 +295,9 @@ export class SectionBlocks implements VectorSource {
       if (form !== null) throw new Error(`the block line gives a dedup form to entry ${entry.id}, which is not live`);
       return;
     }
-    if (form !== 0 && typeof form !== "string") throw new Error(`the block line gives entry ${entry.id} no dedup form`);
+    if (form !== 0 && form !== 1 && typeof form !== "string") throw new Error(`the block line gives entry ${entry.id} no dedup form`);
     const distinct = this.#varint();
+    if (form === 1 && distinct !== 0) throw new Error(`the block line gives tokens to entry ${entry.id}, whose forms it says are not stored`);
     if (distinct > this.#pairs - this.#pair) throw new Error(`entry ${entry.id} has more token pairs than the block line counts`);
     const start = this.#pair;
     const terms = this.#terms.length;
@@ -292,7 +312,8 @@ export class SectionBlocks implements VectorSource {
       }
       this.#pair++;
     }
-    if (this.#ids === null) return;
+    // Forms of a text that is not ASCII are never used, whatever the line says (see isAscii).
+    if (this.#ids === null || form === 1 || !isAscii(entry.content)) return;
     const forms: TextForms = {
       terms: this.#terms,
       ids: this.#ids,
