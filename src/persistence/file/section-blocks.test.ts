@@ -6,7 +6,7 @@ import { normalizeForDedup, tokenize } from "../../text/tokenizer.ts";
 import { entryFromJson, entryJsonText } from "../record-codec.ts";
 import { base64ToBytes, bytesToBase64 } from "../base64.ts";
 import { takeTextForms, textFormsOf } from "../text-forms.ts";
-import { SectionBlocks, encodeBlocksLine } from "./section-blocks.ts";
+import { SectionBlocks, encodeBlocksLine, isAscii } from "./section-blocks.ts";
 import { seededRandom } from "../../../test/helpers/seeded-random.ts";
 
 function record(seq: number, content: string, embedding: Float32Array | null, status: EntryRecord["status"] = "active"): EntryRecord {
@@ -67,7 +67,7 @@ describe("the format-6 block line", () => {
       else expect(new Uint8Array(r.embedding!.buffer, r.embedding!.byteOffset, r.embedding!.byteLength)).toEqual(new Uint8Array(e.embedding.buffer));
       const forms = textFormsOf(r);
       // Forms are stored for live entries whose text is ASCII only: any other text is tokenized by the reader's own runtime.
-      if ((e.status === "active" || e.status === "unstructured") && /^[\x00-\x7f]*$/.test(e.content)) {
+      if ((e.status === "active" || e.status === "unstructured") && isAscii(e.content)) {
         expect(forms, e.id).toBeDefined();
         const counts = new Map<string, number>();
         for (const t of tokenize(e.content)) counts.set(t, (counts.get(t) ?? 0) + 1);

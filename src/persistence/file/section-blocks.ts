@@ -14,8 +14,6 @@ function isLive(status: EntryStatus): boolean {
   return status === "active" || status === "unstructured";
 }
 
-const NOT_ASCII = /[^\x00-\x7f]/;
-
 /**
  * Whether an entry's forms are stored: only for ASCII text, whose tokens and dedup form are computed by
  * moomem's own code alone. Any other text goes through `Intl.Segmenter` and Unicode tables (NFKC, case),
@@ -23,8 +21,9 @@ const NOT_ASCII = /[^\x00-\x7f]/;
  * another must index such a text as the reader's own tokenizer does (its queries are tokenized by it),
  * so it is tokenized again at load. Its dedup slot is then 1.
  */
-function isAscii(text: string): boolean {
-  return !NOT_ASCII.test(text);
+export function isAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
+  return true;
 }
 
 const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
