@@ -258,108 +258,110 @@ describe("snapshot v6 layout and open", () => {
   });
 });
 
-describe.each([6, 5])("snapshot v%i damage", (version) => {
-  // Bounded by runs: each run flips one byte somewhere in a copy of the store.
-  it("a flipped byte anywhere (header, sections, v6 block lines, table, trailer) is STORE_CORRUPTED or the exact answer, never another user's entries", async () => {
-    const base = await buildStore();
-    if (version === 5) await toV5(base);
-    const bytes = readFileSync(slotPath(base));
-    const parts = layout(bytes);
-    const expected = stateAfter(history()).map(plain);
-    const regions: [string, number, number][] = [
-      ["header", 0, parts.headerEnd],
-      ["sections", parts.headerEnd, parts.table],
-      ["table", parts.table, parts.trailer],
-      ["trailer", parts.trailer, bytes.length],
-    ];
-    // v6: the block lines (binary vectors and token counts in base64, term lists, dedup forms) get flips of their own.
-    if (version === 6) for (const section of parts.sections) regions.push(["sections", section.at, section.firstLineEnd]);
-    // v5 keeps the seed it always had; v6 gets its own.
-    const random = seededRandom(version === 5 ? 1705 : 1711);
-    const seen = new Set<string>();
-    const runs = version === 6 ? 200 : 120;
-    for (let run = 0; run < runs; run++) {
-      const [region, from, to] = regions[run % regions.length]!;
-      const at = from + Math.floor(random() * (to - from));
-      const flip = 1 + Math.floor(random() * 255);
-      const label = `run ${run}: ${region} byte ${at} ^ ${flip}`;
-      const dir = freshDir();
-      copyDir(base, dir);
-      const damaged = Buffer.from(bytes);
-      damaged[at] = damaged[at]! ^ flip;
-      writeFileSync(slotPath(dir), damaged);
+// A loop rather than describe.each: the suite also runs under Deno through a small vitest shim without it.
+for (const version of [6, 5] as const)
+  describe(`snapshot v${version} damage`, () => {
+    // Bounded by runs: each run flips one byte somewhere in a copy of the store.
+    it("a flipped byte anywhere (header, sections, v6 block lines, table, trailer) is STORE_CORRUPTED or the exact answer, never another user's entries", async () => {
+      const base = await buildStore();
+      if (version === 5) await toV5(base);
+      const bytes = readFileSync(slotPath(base));
+      const parts = layout(bytes);
+      const expected = stateAfter(history()).map(plain);
+      const regions: [string, number, number][] = [
+        ["header", 0, parts.headerEnd],
+        ["sections", parts.headerEnd, parts.table],
+        ["table", parts.table, parts.trailer],
+        ["trailer", parts.trailer, bytes.length],
+      ];
+      // v6: the block lines (binary vectors and token counts in base64, term lists, dedup forms) get flips of their own.
+      if (version === 6) for (const section of parts.sections) regions.push(["sections", section.at, section.firstLineEnd]);
+      // v5 keeps the seed it always had; v6 gets its own.
+      const random = seededRandom(version === 5 ? 1705 : 1711);
+      const seen = new Set<string>();
+      const runs = version === 6 ? 200 : 120;
+      for (let run = 0; run < runs; run++) {
+        const [region, from, to] = regions[run % regions.length]!;
+        const at = from + Math.floor(random() * (to - from));
+        const flip = 1 + Math.floor(random() * 255);
+        const label = `run ${run}: ${region} byte ${at} ^ ${flip}`;
+        const dir = freshDir();
+        copyDir(base, dir);
+        const damaged = Buffer.from(bytes);
+        damaged[at] = damaged[at]! ^ flip;
+        writeFileSync(slotPath(dir), damaged);
 
-      const backend = new FileBackend(dir);
-      const opened = await outcome(() => backend.openCatalog());
-      if (!("ok" in opened)) {
-        expect(opened.code, label).toBe("STORE_CORRUPTED");
-        seen.add(`${region}: refused at open`);
-      } else {
-        // Only a section's damage may pass the open, and only for a user the journal does not write to.
-        expect(region, label).toBe("sections");
-        const owner = parts.sections.find((s) => at >= s.at && at < s.at + s.bytes)!;
-        for (const userId of USERS) {
-          const got = await outcome(() => backend.loadUser(userId));
-          if ("ok" in got) {
-            expect(userId, label).not.toBe(owner.userId);
-            expect(got.ok.map(plain), label).toEqual(expected.filter((e) => e["userId"] === userId));
-          } else {
-            expect(got.code, label).toBe("STORE_CORRUPTED");
-            expect(userId, label).toBe(owner.userId);
+        const backend = new FileBackend(dir);
+        const opened = await outcome(() => backend.openCatalog());
+        if (!("ok" in opened)) {
+          expect(opened.code, label).toBe("STORE_CORRUPTED");
+          seen.add(`${region}: refused at open`);
+        } else {
+          // Only a section's damage may pass the open, and only for a user the journal does not write to.
+          expect(region, label).toBe("sections");
+          const owner = parts.sections.find((s) => at >= s.at && at < s.at + s.bytes)!;
+          for (const userId of USERS) {
+            const got = await outcome(() => backend.loadUser(userId));
+            if ("ok" in got) {
+              expect(userId, label).not.toBe(owner.userId);
+              expect(got.ok.map(plain), label).toEqual(expected.filter((e) => e["userId"] === userId));
+            } else {
+              expect(got.code, label).toBe("STORE_CORRUPTED");
+              expect(userId, label).toBe(owner.userId);
+            }
           }
+          const scanned = await outcome(async () => {
+            const out: EntryRecord[] = [];
+            for await (const e of backend.scan()) out.push(e);
+            return out;
+          });
+          expect(scanned, label).toMatchObject({ code: "STORE_CORRUPTED" });
+          seen.add(`${region}: refused when ${owner.userId} loads`);
         }
-        const scanned = await outcome(async () => {
-          const out: EntryRecord[] = [];
-          for await (const e of backend.scan()) out.push(e);
-          return out;
-        });
-        expect(scanned, label).toMatchObject({ code: "STORE_CORRUPTED" });
-        seen.add(`${region}: refused when ${owner.userId} loads`);
+        await backend.close();
+        // The full read (read-only open, pickSlot) refuses every damage.
+        expect(await outcome(() => new FileBackend(dir, { readOnly: true }).load()), label).toMatchObject({ code: "STORE_CORRUPTED" });
+        removeDir(dir);
       }
-      await backend.close();
-      // The full read (read-only open, pickSlot) refuses every damage.
-      expect(await outcome(() => new FileBackend(dir, { readOnly: true }).load()), label).toMatchObject({ code: "STORE_CORRUPTED" });
-      removeDir(dir);
-    }
-    expect([...seen].sort()).toEqual(expect.arrayContaining(["header: refused at open", "table: refused at open", "trailer: refused at open"]));
-    expect([...seen].some((s) => s.startsWith("sections: refused when"))).toBe(true);
-  });
-
-  it("with head unreadable, a slot whose table is damaged is not a candidate: the other complete slot with its journal is used", async () => {
-    const dir = await buildStore();
-    if (version === 5) await toV5(dir);
-    const m = join(dir, "moomem");
-    const older = { slot: readFileSync(join(m, "slot0.jsonl")), journal: readFileSync(join(m, "journal.1.jsonl")) };
-    const backend = new FileBackend(dir);
-    await backend.openCatalog();
-    await backend.append([{ entries: [entry("e27", 27, { userId: "ann" })] }]);
-    await backend.compactStored(EMBEDDER);
-    await backend.close();
-    // A crash after the commit left the older slot and its journal behind (they are deleted right after, normally).
-    writeFileSync(join(m, "slot0.jsonl"), older.slot);
-    writeFileSync(join(m, "journal.1.jsonl"), older.journal);
-    const newer = readFileSync(join(m, "slot1.jsonl"));
-    const parts = layout(newer);
-    newer[parts.table + 5] = newer[parts.table + 5]! ^ 0x02;
-    writeFileSync(join(m, "slot1.jsonl"), newer);
-    // head names the damaged slot: refused, nothing guessed.
-    expect(await outcome(() => new FileBackend(dir).openCatalog())).toMatchObject({
-      code: "STORE_CORRUPTED",
-      message: expect.stringMatching(/slot1\.jsonl: the table's CRC/),
+      expect([...seen].sort()).toEqual(expect.arrayContaining(["header: refused at open", "table: refused at open", "trailer: refused at open"]));
+      expect([...seen].some((s) => s.startsWith("sections: refused when"))).toBe(true);
     });
-    // head unreadable: the damaged slot is not a candidate; the older one (with its journal) is the truth.
-    writeFileSync(join(m, "head"), "\u0000");
-    const fallback = new FileBackend(dir);
-    const catalog = await fallback.openCatalog();
-    expect(catalog.users.reduce((n, u) => n + u.total, 0)).toBe(26);
-    expect((await fallback.loadUser("ann")).map(plain)).toEqual(
-      stateAfter(history())
-        .map(plain)
-        .filter((e) => e["userId"] === "ann"),
-    );
-    await fallback.close();
+
+    it("with head unreadable, a slot whose table is damaged is not a candidate: the other complete slot with its journal is used", async () => {
+      const dir = await buildStore();
+      if (version === 5) await toV5(dir);
+      const m = join(dir, "moomem");
+      const older = { slot: readFileSync(join(m, "slot0.jsonl")), journal: readFileSync(join(m, "journal.1.jsonl")) };
+      const backend = new FileBackend(dir);
+      await backend.openCatalog();
+      await backend.append([{ entries: [entry("e27", 27, { userId: "ann" })] }]);
+      await backend.compactStored(EMBEDDER);
+      await backend.close();
+      // A crash after the commit left the older slot and its journal behind (they are deleted right after, normally).
+      writeFileSync(join(m, "slot0.jsonl"), older.slot);
+      writeFileSync(join(m, "journal.1.jsonl"), older.journal);
+      const newer = readFileSync(join(m, "slot1.jsonl"));
+      const parts = layout(newer);
+      newer[parts.table + 5] = newer[parts.table + 5]! ^ 0x02;
+      writeFileSync(join(m, "slot1.jsonl"), newer);
+      // head names the damaged slot: refused, nothing guessed.
+      expect(await outcome(() => new FileBackend(dir).openCatalog())).toMatchObject({
+        code: "STORE_CORRUPTED",
+        message: expect.stringMatching(/slot1\.jsonl: the table's CRC/),
+      });
+      // head unreadable: the damaged slot is not a candidate; the older one (with its journal) is the truth.
+      writeFileSync(join(m, "head"), "\u0000");
+      const fallback = new FileBackend(dir);
+      const catalog = await fallback.openCatalog();
+      expect(catalog.users.reduce((n, u) => n + u.total, 0)).toBe(26);
+      expect((await fallback.loadUser("ann")).map(plain)).toEqual(
+        stateAfter(history())
+          .map(plain)
+          .filter((e) => e["userId"] === "ann"),
+      );
+      await fallback.close();
+    });
   });
-});
 
 describe("snapshot v6 and the journal", () => {
   /** ann holds seqs 1 and 3, bob 2 and 4, in the snapshot. */
@@ -413,93 +415,94 @@ describe("snapshot v6 and the journal", () => {
   });
 });
 
-describe.each([4, 5])("a v%i store", (version) => {
-  const toOld = version === 4 ? toV4 : toV5;
-  async function answers(mem: MemoryStore): Promise<unknown> {
-    const users = await mem.users();
-    const out: Record<string, unknown> = { users };
-    for (const u of users) {
-      out[`list ${u.userId}`] = await mem.list(u.userId, { status: "all" } as never);
-      out[`recall ${u.userId}`] = (await mem.recall(u.userId, "where do I live and what do I like")).map((h) => [h.id, h.content, h.score]);
-    }
-    const lines: string[] = [];
-    for await (const line of mem.export()) lines.push(line);
-    out["export"] = lines.slice(1);
-    const { formatVersion: _v, bytesOnDisk: _b, loadedUsers: _l, loadedBytes: _lb, ...stats } = (await mem.stats()) as unknown as Record<string, unknown>;
-    out["stats"] = stats;
-    return out;
-  }
-
-  it("is read as it is, written to (journal), then compacted to v6 with identical answers", async () => {
-    const dir = freshDir();
-    const first = await MemoryStore.open(dir);
-    for (let u = 0; u < 6; u++) {
-      await first.add(`user-${u}`, `I live in city ${u}`);
-      await first.add(`user-${u}`, `I like tea number ${u}`);
-    }
-    await first.add("user-2", "I live in city 20");
-    await first.forget("user-4", { all: true });
-    await first.close();
-    await toOld(dir);
-    expect(readFileSync(slotPath(dir), "utf8")).toMatch(new RegExp(`^\\{"v":${version},`));
-
-    const old = await MemoryStore.open(dir, { maxLoadedUsers: 2 });
-    expect((await old.stats()).formatVersion).toBe(version);
-    await old.add("user-1", "I like coffee now");
-    const before = await answers(old);
-    await old.close(); // compacts: from the old slot's lines and the journal, into v6
-    expect(readFileSync(slotPath(dir), "utf8")).toMatch(/^\{"v":6,/);
-
-    const v6 = await MemoryStore.open(dir, { maxLoadedUsers: 2 });
-    expect((await v6.stats()).formatVersion).toBe(6);
-    expect(await answers(v6)).toEqual(before);
-    await v6.close();
-    const readOnly = await MemoryStore.open(dir, { readOnly: true });
-    expect(await answers(readOnly)).toEqual(before);
-    await readOnly.close();
-  });
-
-  it("compacted from its files to v6 with a crash at every step reopens to the same state", async () => {
-    const base = await buildStore();
-    await toOld(base);
-    const expected = stateAfter(history()).map(plain);
-    const probeDir = freshDir();
-    copyDir(base, probeDir);
-    const probe = new FaultyFileSystem(new NodeFileSystem());
-    const backend = new FileBackend(probeDir, { fs: probe });
-    await backend.openCatalog();
-    const openSteps = probe.steps;
-    await backend.compactStored(EMBEDDER);
-    const total = probe.steps;
-    await backend.close();
-    expect(readFileSync(slotPath(probeDir), "utf8")).toMatch(/^\{"v":6,/);
-    for (let at = openSteps + 1; at <= total; at++) {
-      for (const when of probe.log[at - 1]!.startsWith("write ") ? (["before", "after", "torn"] as const) : (["before", "after"] as const)) {
-        const label = `crash ${when} step ${at} (${probe.log[at - 1]})`;
-        const dir = freshDir();
-        copyDir(base, dir);
-        const fs = new FaultyFileSystem(new NodeFileSystem(), { kind: "crash", at, when });
-        const crashing = new FileBackend(dir, { fs });
-        await crashing.openCatalog();
-        const result = await crashing.compactStored(EMBEDDER).then(
-          () => "resolved",
-          (error: unknown) => error,
-        );
-        expect(fs.crashed, label).toBe(true);
-        if (result !== "resolved") expect(result, label).toMatchObject({ code: "IO_FAILURE" });
-        await crashing.close();
-        const reopened = new FileBackend(dir);
-        expect((await reopened.load()).entries.map(plain), label).toEqual(expected);
-        await reopened.close();
-        const catalogued = new FileBackend(dir);
-        await catalogued.openCatalog();
-        for (const userId of USERS) expect((await catalogued.loadUser(userId)).map(plain), label).toEqual(expected.filter((e) => e["userId"] === userId));
-        await catalogued.compactStored(EMBEDDER);
-        await catalogued.close();
-        expect(Object.keys(filesOf(dir)).filter((f) => f.includes("slot")).length, label).toBe(1);
-        expect(readFileSync(slotPath(dir), "utf8"), label).toMatch(/^\{"v":6,/);
-        removeDir(dir);
+for (const version of [4, 5] as const)
+  describe(`a v${version} store`, () => {
+    const toOld = version === 4 ? toV4 : toV5;
+    async function answers(mem: MemoryStore): Promise<unknown> {
+      const users = await mem.users();
+      const out: Record<string, unknown> = { users };
+      for (const u of users) {
+        out[`list ${u.userId}`] = await mem.list(u.userId, { status: "all" } as never);
+        out[`recall ${u.userId}`] = (await mem.recall(u.userId, "where do I live and what do I like")).map((h) => [h.id, h.content, h.score]);
       }
+      const lines: string[] = [];
+      for await (const line of mem.export()) lines.push(line);
+      out["export"] = lines.slice(1);
+      const { formatVersion: _v, bytesOnDisk: _b, loadedUsers: _l, loadedBytes: _lb, ...stats } = (await mem.stats()) as unknown as Record<string, unknown>;
+      out["stats"] = stats;
+      return out;
     }
+
+    it("is read as it is, written to (journal), then compacted to v6 with identical answers", async () => {
+      const dir = freshDir();
+      const first = await MemoryStore.open(dir);
+      for (let u = 0; u < 6; u++) {
+        await first.add(`user-${u}`, `I live in city ${u}`);
+        await first.add(`user-${u}`, `I like tea number ${u}`);
+      }
+      await first.add("user-2", "I live in city 20");
+      await first.forget("user-4", { all: true });
+      await first.close();
+      await toOld(dir);
+      expect(readFileSync(slotPath(dir), "utf8")).toMatch(new RegExp(`^\\{"v":${version},`));
+
+      const old = await MemoryStore.open(dir, { maxLoadedUsers: 2 });
+      expect((await old.stats()).formatVersion).toBe(version);
+      await old.add("user-1", "I like coffee now");
+      const before = await answers(old);
+      await old.close(); // compacts: from the old slot's lines and the journal, into v6
+      expect(readFileSync(slotPath(dir), "utf8")).toMatch(/^\{"v":6,/);
+
+      const v6 = await MemoryStore.open(dir, { maxLoadedUsers: 2 });
+      expect((await v6.stats()).formatVersion).toBe(6);
+      expect(await answers(v6)).toEqual(before);
+      await v6.close();
+      const readOnly = await MemoryStore.open(dir, { readOnly: true });
+      expect(await answers(readOnly)).toEqual(before);
+      await readOnly.close();
+    });
+
+    it("compacted from its files to v6 with a crash at every step reopens to the same state", async () => {
+      const base = await buildStore();
+      await toOld(base);
+      const expected = stateAfter(history()).map(plain);
+      const probeDir = freshDir();
+      copyDir(base, probeDir);
+      const probe = new FaultyFileSystem(new NodeFileSystem());
+      const backend = new FileBackend(probeDir, { fs: probe });
+      await backend.openCatalog();
+      const openSteps = probe.steps;
+      await backend.compactStored(EMBEDDER);
+      const total = probe.steps;
+      await backend.close();
+      expect(readFileSync(slotPath(probeDir), "utf8")).toMatch(/^\{"v":6,/);
+      for (let at = openSteps + 1; at <= total; at++) {
+        for (const when of probe.log[at - 1]!.startsWith("write ") ? (["before", "after", "torn"] as const) : (["before", "after"] as const)) {
+          const label = `crash ${when} step ${at} (${probe.log[at - 1]})`;
+          const dir = freshDir();
+          copyDir(base, dir);
+          const fs = new FaultyFileSystem(new NodeFileSystem(), { kind: "crash", at, when });
+          const crashing = new FileBackend(dir, { fs });
+          await crashing.openCatalog();
+          const result = await crashing.compactStored(EMBEDDER).then(
+            () => "resolved",
+            (error: unknown) => error,
+          );
+          expect(fs.crashed, label).toBe(true);
+          if (result !== "resolved") expect(result, label).toMatchObject({ code: "IO_FAILURE" });
+          await crashing.close();
+          const reopened = new FileBackend(dir);
+          expect((await reopened.load()).entries.map(plain), label).toEqual(expected);
+          await reopened.close();
+          const catalogued = new FileBackend(dir);
+          await catalogued.openCatalog();
+          for (const userId of USERS) expect((await catalogued.loadUser(userId)).map(plain), label).toEqual(expected.filter((e) => e["userId"] === userId));
+          await catalogued.compactStored(EMBEDDER);
+          await catalogued.close();
+          expect(Object.keys(filesOf(dir)).filter((f) => f.includes("slot")).length, label).toBe(1);
+          expect(readFileSync(slotPath(dir), "utf8"), label).toMatch(/^\{"v":6,/);
+          removeDir(dir);
+        }
+      }
+    });
   });
-});
