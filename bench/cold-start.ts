@@ -8,7 +8,10 @@
 //        add --report to record the figures in docs/bench/cold-start.json and redraw docs/bench/cold-start.svg
 // e.g.   mkdir /tmp/base && git archive 5085519 src | tar -x -C /tmp/base && ln -s "$PWD/node_modules" /tmp/base/node_modules
 //        node --expose-gc --import tsx bench/cold-start.ts 100000 1000 /tmp/base
-// The store is written once (FileBackend appends, compacted every 100,000 entries) by this checkout; both read the same files.
+// The store is written once (FileBackend appends, compacted every 100,000 entries) by this checkout; both read the same files,
+// so the other checkout must read this one's snapshot format: a checkout older than snapshot v6 cannot read a v6 store, so compare
+// with one by running its own copy of this script, e.g. `cd /tmp/base && node --expose-gc --import tsx bench/cold-start.ts 100000 1`.
+//        node --expose-gc --import tsx bench/cold-start.ts --build DIR 100000 1   (only writes the store, e.g. to profile a first load)
 // Prints, per checkout, medians of 3 processes: open ms, RSS MB after open, first-recall ms (p50 over 20 users
 // never loaded before), RSS MB after those 20 users; then the every-user workload (RSS sampled every 5 % of the users),
 // with maxLoadedUsers 100 and, up to 200,000 entries, without a bound.
@@ -203,6 +206,12 @@ async function main(): Promise<void> {
   if (argv[0] === "--measure") {
     const [, tree, dir, users] = argv;
     process.stdout.write(JSON.stringify(await measure(tree!, dir!, Number(users))));
+    return;
+  }
+  if (argv[0] === "--build") {
+    // Only writes the store (e.g. to profile a first load: `--build DIR 100000 1`, then `--measure . DIR 1` under `node --cpu-prof`).
+    const [, dir, entries, users] = argv;
+    await build(dir!, Number(entries), Number(users));
     return;
   }
   if (argv[0] === "--touch") {

@@ -213,6 +213,78 @@ export class Bm25Index {
     this.#totalLength += length;
   }
 
+  /**
+   * Indexes `doc` from its token counts rather than its tokens: its distinct tokens are `terms[ids[i]]`,
+   * each occurring `tfs[i]` times, for `i` in `start..end`, in first-occurrence order. The index ends as
+   * {@link add} of the tokens would leave it. For a bulk load (a user read from a format-6 snapshot, whose
+   * sections keep each entry's token counts against a term list they share); `doc` must be new here.
+   */
+  addCounted(doc: number, terms: readonly string[], ids: ArrayLike<number>, tfs: ArrayLike<number>, start: number, end: number): void {
+    checkDoc("Bm25Index.addCounted", doc);
+    if (this.#slotOf.has(doc)) {
+      throw invalidArgument(`Bm25Index.addCounted: doc ${doc} is already indexed; remove it first to re-index it.`);
+    }
+    if (!(Number.isSafeInteger(start) && Number.isSafeInteger(end) && 0 <= start && start <= end && end <= ids.length && end <= tfs.length)) {
+      throw invalidArgument(`Bm25Index.addCounted: start..end (${start}..${end}) of doc ${doc} is not a range of its ids and tfs.`);
+    }
+    for (let i = start; i < end; i++) {
+      const term = terms[ids[i] as number];
+      const tf = tfs[i] as number;
+      if (typeof term !== "string" || !(Number.isSafeInteger(tf) && tf >= 1)) {
+        throw invalidArgument(`Bm25Index.addCounted: token ${i - start} of doc ${doc} is not a term with a count ≥ 1.`);
+      }
+    }
+    const slot = this.#records.length;
+    const record: DocRecord = { doc, length: 0, postings: [], positions: [] };
+    let length = 0;
+    for (let i = start; i < end; i++) {
+      const term = terms[ids[i] as number] as string;
+      if (this.#stopWords.has(term)) continue;
+      const tf = tfs[i] as number;
+      length += tf;
+      let postings = this.#terms.get(term);
+      if (postings === undefined) {
+        postings = { term, slots: [], tfs: [], maxTf: 0, minRatio: Infinity, queryIndex: -1, codes: null };
+        this.#terms.set(term, postings);
+      }
+      const last = postings.slots.length - 1;
+      if (last >= 0 && postings.slots[last] === slot) {
+        // The same term twice in the counts: as add would, one posting with the tfs summed.
+        const sum = (postings.tfs[last] as number) + tf;
+        postings.tfs[last] = sum;
+        if (sum > postings.maxTf) postings.maxTf = sum;
+        postings.codes?.set(slot, sum);
+        continue;
+      }
+      record.postings.push(postings);
+      record.positions.push(postings.slots.length);
+      postings.slots.push(slot);
+      postings.tfs.push(tf);
+      if (tf > postings.maxTf) postings.maxTf = tf;
+      if (postings.codes !== null) {
+        if (postings.slots.length * CODES_DROP < slot + 1) postings.codes = null;
+        else postings.codes.set(slot, tf);
+      }
+    }
+    // As add ends.
+    record.length = length;
+    for (let i = 0; i < record.postings.length; i++) {
+      const postings = record.postings[i] as Postings;
+      const ratio = length / (postings.tfs[record.positions[i] as number] as number);
+      if (ratio < postings.minRatio) postings.minRatio = ratio;
+    }
+    if (this.#slotInfo.length < 2 * (slot + 1)) {
+      const info = new Int32Array(Math.max(64, 2 * (slot + 1), this.#slotInfo.length + (this.#slotInfo.length >> 1)));
+      info.set(this.#slotInfo);
+      this.#slotInfo = info;
+    }
+    this.#slotInfo[2 * slot] = 0;
+    this.#slotInfo[2 * slot + 1] = length;
+    this.#records.push(record);
+    this.#slotOf.set(doc, slot);
+    this.#totalLength += length;
+  }
+
   /** Removes `doc`; false when it was not there. Cost grows with the document's distinct terms, not the index. */
   remove(doc: number): boolean {
     const slot = this.#slotOf.get(doc);

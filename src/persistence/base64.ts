@@ -209,6 +209,11 @@ function slabFloats(dim: number): Float32Array | null {
   return out;
 }
 
+/** `dim` zeros for a vector a decoder fills in: in Node a range of the current slab (see {@link slabFloats}), elsewhere an array of its own. */
+export function zeroVector(dim: number): Float32Array {
+  return slabFloats(dim) ?? new Float32Array(dim);
+}
+
 /**
  * A vector's non-zero components as base64 of n little-endian float32 values followed by their n
  * indices as little-endian uint16, ascending; null when that would not be smaller than

@@ -82,10 +82,13 @@ function headFields(entry: EntryRecord): Omit<EntryJson, "embedding" | "metadata
  * With `sparse` (format v3 and later files), a vector that is mostly zeros is written as
  * `{"dim":D,"sparse":"<base64>"}` instead; the line is then what `entryToJson` gives with that object
  * as `embedding`. Exports stay dense, so any moomem can import them. `legacy`: see {@link entryToJson}.
+ *
+ * With `apart` (format-6 snapshot sections, file/section-blocks.ts), `embedding` is the vector's dimension
+ * only: its components are in the section's binary block, and {@link entryFromJson} reads them from there.
  */
-export function entryJsonText(entry: EntryRecord, sparse = false, legacy = false): string {
+export function entryJsonText(entry: EntryRecord, sparse = false, legacy = false, apart = false): string {
   const head = headText(entry);
-  const embedding = entry.embedding === null ? "null" : vectorText(entry.embedding, sparse);
+  const embedding = entry.embedding === null ? "null" : apart ? String(entry.embedding.length) : vectorText(entry.embedding, sparse);
   const key = entry.key === undefined ? "" : `,"key":${JSON.stringify(entry.key)}`;
   const lifecycle = lifecycleOf(entry);
   const tail = legacy
@@ -135,11 +138,11 @@ function vectorText(vector: Float32Array, sparse: boolean): string {
 
 /**
  * Parses one persisted entry object (v2 to v4, or the seed's v1 with `embedding` as an array and no
- * `updated_at`). An object with a `lifecycle` field is v4; one without holds the store's bookkeeping in
+ * `updated_at`; with `vectors`, a format-6 section's line, whose `embedding` is a dimension). An object with a `lifecycle` field is v4; one without holds the store's bookkeeping in
  * its metadata (v1 to v3), which is lifted out (lifecycle-codec.ts). Throws a plain `Error` naming the
  * bad field; callers wrap it with the file and line.
  */
-export function entryFromJson(value: unknown): EntryRecord {
+export function entryFromJson(value: unknown, vectors?: VectorSource): EntryRecord {
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Error("entry is not a JSON object");
   const o = value as Record<string, unknown>;
   const id = str(o, "id");
@@ -172,7 +175,7 @@ export function entryFromJson(value: unknown): EntryRecord {
     seq,
     metadata: own.metadata,
     lifecycle: own.lifecycle,
-    embedding: decodeEmbedding(o["embedding"]),
+    embedding: decodeEmbedding(o["embedding"], vectors),
   };
   const key = o["key"];
   if (key !== undefined && key !== null) {
@@ -200,8 +203,15 @@ function nestedAtMost(value: object, levels: number): boolean {
   return true;
 }
 
-function decodeEmbedding(value: unknown): Float32Array | null {
+/** Where the components of a vector written {@link entryJsonText}'s `apart` come from (a format-6 section's block). */
+export interface VectorSource {
+  /** The next vector of the block, of `dim` components; throws a plain Error when the block holds no such vector. */
+  nextVector(dim: number): Float32Array;
+}
+
+function decodeEmbedding(value: unknown, vectors: VectorSource | undefined): Float32Array | null {
   if (value === null || value === undefined) return null;
+  if (typeof value === "number" && vectors !== undefined) return vectors.nextVector(value);
   if (typeof value === "string") {
     const vector = base64ToVector(value);
     if (vector === null) fail("embedding", `${value.slice(0, 24)}…: not base64 of finite float32 values`);

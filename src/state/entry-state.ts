@@ -10,6 +10,7 @@ import { MoomemError, invalidArgument } from "../errors.ts";
 import { UserEntries } from "./user-entries.ts";
 import type { CatalogUser } from "../persistence/backend.ts";
 import { countEntry, emptyCatalogUser } from "../persistence/user-catalog.ts";
+import { takeTextForms } from "../persistence/text-forms.ts";
 import { countContent, countRecord, emptyCounts, type StatusCounts } from "./entry-counts.ts";
 import { detach, leanRecord, vectorLayout } from "./lean-record.ts";
 
@@ -508,7 +509,10 @@ export class EntryState {
   #index(shard: UserShard, record: EntryRecord, tile?: VectorTile): void {
     if (!isLive(record.status)) return;
     const bulk = tile !== undefined;
-    shard.keywords.add(record.seq, bulk ? tokenizeOnce(record.content) : tokenize(record.content));
+    // Read with the record from a format-6 snapshot (persistence/text-forms.ts): its tokens, counted, and its dedup form.
+    const forms = bulk ? takeTextForms(record) : undefined;
+    if (forms !== undefined) shard.keywords.addCounted(record.seq, forms.terms, forms.ids, forms.tfs, forms.start, forms.end);
+    else shard.keywords.add(record.seq, bulk ? tokenizeOnce(record.content) : tokenize(record.content));
     if (record.embedding !== null && record.embedding.length === this.#dim) {
       if (bulk) {
         tile.add(record.seq, record.embedding);
@@ -518,7 +522,7 @@ export class EntryState {
         shard.vectors.add(record.seq, normalize(this.#unit));
       }
     }
-    const norm = bulk ? normalizeForDedupOnce(record.content) : normalizeForDedup(record.content);
+    const norm = forms !== undefined ? forms.dedup : bulk ? normalizeForDedupOnce(record.content) : normalizeForDedup(record.content);
     const holders = shard.dedup.get(norm);
     if (holders === undefined) shard.dedup.set(norm, [record.id]);
     else holders.push(record.id);

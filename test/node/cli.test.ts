@@ -175,7 +175,7 @@ describe("moomem CLI: every command", () => {
         runMoomem([...dir, "stats"]),
         runMoomem([...dirArgs("scenario-en"), "reembed"]),
       ]);
-      expect(jsonOf<StoreStats>(stats)).toMatchObject({ total: 2, active: 0, deleted: 2, users: 1, extractorMode: "patterns", formatVersion: 5 });
+      expect(jsonOf<StoreStats>(stats)).toMatchObject({ total: 2, active: 0, deleted: 2, users: 1, extractorMode: "patterns", formatVersion: 6 });
       expect(expectOk(statsHuman).stdout).toMatch(/^store\s+.*commands\nentries\s+2\n {2}active\s+0\n/);
       expect(expectOk(reembed).stdout).toBe("2 entries now hold vectors of hashing-v2/256 (256 dims)\n");
       // Purged when the forget command closed the store: compaction removed the old slot and journal, so no file holds the content.

@@ -75,14 +75,14 @@ async function allEntries(mem: MemoryStore): Promise<MemoryEntry[]> {
 }
 
 describe("a file store written by moomem 0.1's format 3", () => {
-  it("opens with its bookkeeping as lifecycle fields, is rewritten in format 4 (entry lines; snapshot v5) at once, and behaves as before", async () => {
+  it("opens with its bookkeeping as lifecycle fields, is rewritten in format 4 (entry lines; snapshot v6) at once, and behaves as before", async () => {
     const dir = join(root, `s${++counter}`);
     copyDir(join(FIXTURES, "format-v3"), dir);
     const mem = await MemoryStore.open(dir);
     const entries = byContent(await allEntries(mem));
     expect(entries.size).toBe(14);
     expectLifted(entries);
-    expect((await mem.stats()).formatVersion).toBe(5);
+    expect((await mem.stats()).formatVersion).toBe(6);
     // The journal's lines (the second session) were read too.
     expect(entries.get("u3|deleted|I love baking bread")).toMatchObject({ metadata: { channel: "voice" }, lifecycle: { deletedFrom: "active" } });
     // Its rules work on the lifted fields: a forgotten entry comes back active, a tombstone stays one.
@@ -91,7 +91,7 @@ describe("a file store written by moomem 0.1's format 3", () => {
     await expect(mem.restore("u2", entries.get("u2|deleted|")!.id)).rejects.toThrow(/purged/);
     await mem.close();
     const head = readFileSync(join(dir, "moomem", "head"), "utf8").trim();
-    expect(JSON.parse(readFileSync(join(dir, "moomem", `slot${head}.jsonl`), "utf8").split("\n")[0]!)).toMatchObject({ v: 5 });
+    expect(JSON.parse(readFileSync(join(dir, "moomem", `slot${head}.jsonl`), "utf8").split("\n")[0]!)).toMatchObject({ v: 6 });
     const again = await MemoryStore.open(dir, { readOnly: true });
     expect(byContent(await allEntries(again)).get("u2|active|I play the cello")!.lifecycle).toMatchObject({ restoredAt: expect.any(Number) });
     await again.close();

@@ -341,7 +341,7 @@ describe("FileBackend leftovers of a crash", () => {
     mkdirSync(join(dir, "moomem"), { recursive: true });
     const { backend, state } = await open(dir, { readOnly: true });
     expect(state.entries).toEqual([]);
-    expect(state.formatVersion).toBe(5);
+    expect(state.formatVersion).toBe(6);
     await expect(backend.append([{ entries: [entry("x", 1)] }])).rejects.toMatchObject({ code: "READ_ONLY" });
     await expect(backend.compact({ embedder: EMBEDDER, count: 0, entries: [] })).rejects.toMatchObject({ code: "READ_ONLY" });
     expect(backend.wantsCompaction()).toBe(false);
@@ -378,18 +378,20 @@ describe("FileBackend on v2 stores (dense vectors only)", () => {
     const all = [...old, mostlyZero(3)];
     const current = stateAfter(all);
     await backend.compact({ embedder: EMBEDDER, count: current.length, entries: current });
-    expect(backend.stats().formatVersion).toBe(5);
+    expect(backend.stats().formatVersion).toBe(6);
     await backend.append([mostlyZero(4)]);
     await backend.close();
     const slot = readFileSync(join(m, "slot0.jsonl"), "utf8");
-    expect(slot).toMatch(/^\{"v":5,"gen":1,/);
-    expect(slot).toContain('"embedding":{"dim":4,"sparse":"');
+    expect(slot).toMatch(/^\{"v":6,"gen":1,/);
+    // v6: the vector's components are in the section's block line (stored sparse), the entry line names its dimension.
+    expect(slot).toContain('"embedding":4,');
+    expect(slot).toMatch(/\{"blocks":"[^"]+","n":\d+,"forms":"[^"]+","values":\d+,"indices":[1-9]/);
     const next = readFileSync(join(m, "journal.1.jsonl"), "utf8");
     expect(next.startsWith('{"journal":4,"gen":1}\n')).toBe(true);
     expect(next).toContain('"sparse"');
 
     const reopened = await open(dir, { readOnly: true });
-    expect(reopened.state.formatVersion).toBe(5);
+    expect(reopened.state.formatVersion).toBe(6);
     expect(reopened.state.entries.map(plain)).toEqual(stateAfter([...all, mostlyZero(4)]).map(plain));
     await reopened.backend.close();
   });
@@ -437,10 +439,10 @@ describe("FileBackend on the seed's v1 snapshots", () => {
     await second.backend.close();
     // The seed's snapshot is gone with the old journal: only the new v5 snapshot remains.
     expect(dataFilesOf(dir)).toEqual(["moomem/head", "moomem/journal.5.jsonl", "moomem/slot1.jsonl"]);
-    expect(readFileSync(join(dir, "moomem", "slot1.jsonl"), "utf8")).toMatch(/^\{"v":5,"gen":5,/);
+    expect(readFileSync(join(dir, "moomem", "slot1.jsonl"), "utf8")).toMatch(/^\{"v":6,"gen":5,/);
 
     const third = await open(dir);
-    expect(third.state.formatVersion).toBe(5);
+    expect(third.state.formatVersion).toBe(6);
     expect(third.state.embedder).toEqual(seedEmbedder);
     expect(third.state.entries.map(plain)).toEqual(entries.map(plain));
     await third.backend.close();
@@ -482,7 +484,7 @@ describe("FileBackend on the seed's v1 snapshots", () => {
     const dir = seedCopy();
     const store = await MemoryStore.open(dir, { backend: new FileBackend(dir) });
     const stats = await store.stats();
-    expect(stats.formatVersion).toBe(5);
+    expect(stats.formatVersion).toBe(6);
     expect(stats.total).toBe(2);
     const listed = await store.list("user-42");
     expect(listed.map((e) => e.content)).toEqual(["我对花生过敏"]);
@@ -490,7 +492,7 @@ describe("FileBackend on the seed's v1 snapshots", () => {
     // Compacted at open (to the current format); the close, after reads only, has nothing to fold: no v1 snapshot is left.
     const slots = Object.keys(filesOf(dir)).filter((f) => f.includes("slot"));
     expect(slots).toHaveLength(1);
-    expect(readFileSync(join(dir, slots[0]!), "utf8")).toMatch(/^\{"v":5,"gen":5,/);
+    expect(readFileSync(join(dir, slots[0]!), "utf8")).toMatch(/^\{"v":6,"gen":5,/);
   });
 });
 

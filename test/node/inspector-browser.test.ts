@@ -278,7 +278,7 @@ describe("moomem ui (read-only) in Chromium", () => {
       const rows = await tableRows();
       expect(rows).toEqual([["9", "2", "1", "1", "13", "3"]]);
       const text = (await page.locator("main").textContent()) ?? "";
-      expect(text).toContain("Format version5");
+      expect(text).toContain("Format version6");
       expect(text).toContain("Torn tails recovered0");
       expect(text).toMatch(/Embedderhashing[^\s]*Vector dimensions256/);
       expect(text).toContain("read-only, following the writer");

@@ -10,7 +10,7 @@ import { JOURNAL_FORMAT_VERSION, JournalScanner, type JournalScan } from "./jour
 import { splitLines, type RawLine } from "../line-reader.ts";
 import { SEED_SNAPSHOT_VERSION, SNAPSHOT_FORMAT_VERSION, SnapshotScanner, type SnapshotScan } from "./snapshot-format.ts";
 import { describeTornTail } from "./torn-tail.ts";
-import { readSectionTable, SECTIONED_SNAPSHOT_VERSION, slotVersion, type SectionTable } from "./sectioned-snapshot.ts";
+import { isSectioned, readSectionTable, slotVersion, type SectionTable } from "./sectioned-snapshot.ts";
 
 /** Everything an open needs to know, found by reading only. */
 export interface RecoveredStore {
@@ -110,7 +110,7 @@ async function tableOfSlot(fs: FileSystem, dir: string, name: string, sink: Reco
   if (sink?.snapshotTable === undefined) return null;
   return guardRead(dir, name, async () => {
     const { version, header } = await slotVersion(fs, `${dir}/${name}`);
-    if (version !== SECTIONED_SNAPSHOT_VERSION || header === null) return null;
+    if (!isSectioned(version) || header === null) return null;
     const table = await readSectionTable(fs, `${dir}/${name}`, header);
     sink.snapshotTable!(table);
     return { header: { version, gen: table.gen, clock: table.clock, count: null, embedder: table.embedder }, entries: table.count, truncated: 0 };

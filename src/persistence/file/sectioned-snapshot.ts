@@ -1,4 +1,5 @@
-// Snapshot format v5 (README, "On-disk layout and recovery"; docs/decisions.md, "Snapshot v5"): one section of entry lines per user, an offset table, a trailer locating it.
+// Snapshot formats v5 and v6 (README, "On-disk layout and recovery"; docs/decisions.md, "Snapshot v5", "Snapshot v6"): one section per user,
+// an offset table, a trailer locating it; v6 opens each section with a block line holding its vectors and text forms (section-blocks.ts).
 
 import type { EntryRecord } from "../../types.ts";
 import type { CatalogUser, EmbedderIdentity } from "../backend.ts";
@@ -8,9 +9,18 @@ import { countEntry, emptyCatalogUser } from "../user-catalog.ts";
 import { decodeUtf8, encodeUtf8 } from "../line-reader.ts";
 import { readRange, type FileSystem } from "./file-system.ts";
 import { FormatError } from "./format-error.ts";
+import { BLOCKS_PREFIX, SectionBlocks, encodeBlocksLine } from "./section-blocks.ts";
 
-/** The snapshot version with per-user sections and an offset table. */
-export const SECTIONED_SNAPSHOT_VERSION = 5;
+/** The snapshot version this moomem writes: per-user sections, each opened by a block line, and an offset table. */
+export const SECTIONED_SNAPSHOT_VERSION = 6;
+
+/** The first version with per-user sections and an offset table (entry lines only), still read. */
+export const SECTIONED_V5 = 5;
+
+/** Whether a slot of this version has sections and a table (v5, v6). */
+export function isSectioned(version: number | null): version is 5 | 6 {
+  return version === SECTIONED_V5 || version === SECTIONED_SNAPSHOT_VERSION;
+}
 
 /** One record of the offset table: where a user's section is, what it holds, and its CRC. */
 export interface SectionRecord {
@@ -35,10 +45,13 @@ export interface SectionRecord {
   seqs: string;
   /** The user's counts by status, latest updated_at and max seq (user-catalog.ts), as the section holds them. */
   summary: CatalogUser;
+  /** v6: the section's first line is its block line (section-blocks.ts); not stored (the header's version says it). */
+  blocks: boolean;
 }
 
 /** What the open of a v5 slot reads: the header, the table, and where it all is. */
 export interface SectionTable {
+  version: 5 | 6;
   gen: number;
   clock: number | null;
   embedder: EmbedderIdentity;
@@ -59,15 +72,15 @@ export interface SectionedMeta {
 const SECTION_PREFIX = '{"section":';
 const SEQ_GAPS = /^[0-9a-z]{1,11}(\.[0-9a-z]{1,11})*$/;
 const TRAILER =
-  /^\{"end":5,"count":(0|[1-9]\d{0,15}),"users":(0|[1-9]\d{0,15}),"table":(0|[1-9]\d{0,15}),"tableBytes":(0|[1-9]\d{0,15}),"tableCrc":(0|[1-9]\d{0,9}),"crc":(0|[1-9]\d{0,9})\}$/;
+  /^\{"end":(5|6),"count":(0|[1-9]\d{0,15}),"users":(0|[1-9]\d{0,15}),"table":(0|[1-9]\d{0,15}),"tableBytes":(0|[1-9]\d{0,15}),"tableCrc":(0|[1-9]\d{0,9}),"crc":(0|[1-9]\d{0,9})\}$/;
 /** Longest trailer line (six numbers at their longest), newline included. */
 const MAX_TRAILER_BYTES = 200;
 const NEWLINE = 10;
 
-/** The v5 header line (with newline). */
-export function encodeSectionedHeader(meta: SectionedMeta, embedder: EmbedderIdentity): string {
+/** The header line (with newline) of a v6 slot, or of a v5 one (tests make v5 stores with it). */
+export function encodeSectionedHeader(meta: SectionedMeta, embedder: EmbedderIdentity, version: 5 | 6 = SECTIONED_SNAPSHOT_VERSION): string {
   const clock = meta.clock === null ? null : Math.round(meta.clock);
-  return `${JSON.stringify({ v: SECTIONED_SNAPSHOT_VERSION, gen: meta.gen, clock, embedder: { id: embedder.id, dim: embedder.dim } })}\n`;
+  return `${JSON.stringify({ v: version, gen: meta.gen, clock, embedder: { id: embedder.id, dim: embedder.dim } })}\n`;
 }
 
 /** A table line (with newline). */
@@ -91,8 +104,8 @@ export function encodeSectionRecord(r: SectionRecord): string {
   })}\n`;
 }
 
-function trailerText(count: number, users: number, table: number, tableBytes: number, tableCrc: number, crc: number): string {
-  return `{"end":5,"count":${count},"users":${users},"table":${table},"tableBytes":${tableBytes},"tableCrc":${tableCrc},"crc":${crc}}\n`;
+function trailerText(version: 5 | 6, count: number, users: number, table: number, tableBytes: number, tableCrc: number, crc: number): string {
+  return `{"end":${version},"count":${count},"users":${users},"table":${table},"tableBytes":${tableBytes},"tableCrc":${tableCrc},"crc":${crc}}\n`;
 }
 
 function isCount(value: unknown): value is number {
@@ -100,7 +113,7 @@ function isCount(value: unknown): value is number {
 }
 
 /**
- * The bytes of a v5 snapshot, lazily, a line at a time: `users` gives each user's entries (in
+ * The bytes of a v6 snapshot (`options.version` 5: a v5 one), lazily, a line at a time: `users` gives each user's entries (in
  * increasing seq order, every one that user's), each user once. `onTable` gets the table once every
  * section is written (the new snapshot's index). Throws a plain Error when `users` breaks those
  * promises (or gives `count` entries when one is promised): the caller abandons the file it was writing.
@@ -109,9 +122,11 @@ export async function* encodeSectionedSnapshot(
   meta: SectionedMeta,
   embedder: EmbedderIdentity,
   users: Iterable<readonly [string, readonly EntryRecord[]]> | AsyncIterable<readonly [string, readonly EntryRecord[]]>,
-  options: { count?: number; onTable?: (table: SectionTable) => void } = {},
+  options: { count?: number; onTable?: (table: SectionTable) => void; version?: 5 | 6 } = {},
 ): AsyncGenerator<Uint8Array, void, undefined> {
-  const header = encodeUtf8(encodeSectionedHeader(meta, embedder));
+  const version = options.version ?? SECTIONED_SNAPSHOT_VERSION;
+  const blocks = version === SECTIONED_SNAPSHOT_VERSION;
+  const header = encodeUtf8(encodeSectionedHeader(meta, embedder, version));
   let crc = crc32Update(0, header);
   let tableCrc = crc;
   let position = header.length;
@@ -128,12 +143,21 @@ export async function* encodeSectionedSnapshot(
     const offset = position;
     let lastSeq = -Infinity;
     const gaps: string[] = [];
+    if (blocks) {
+      for (const entry of entries)
+        if (entry.userId !== userId) throw new Error(`the snapshot source gave entry ${entry.id} of user ${entry.userId} among user ${userId}'s`);
+      const line = encodeUtf8(encodeBlocksLine(userId, entries));
+      sectionCrc = crc32Update(sectionCrc, line);
+      crc = crc32Update(crc, line);
+      position += line.length;
+      yield line;
+    }
     for (const entry of entries) {
       if (entry.userId !== userId) throw new Error(`the snapshot source gave entry ${entry.id} of user ${entry.userId} among user ${userId}'s`);
       if (!(entry.seq > lastSeq)) throw new Error(`snapshot entries must come in increasing seq order: seq ${entry.seq} came after ${lastSeq}`);
       gaps.push((gaps.length === 0 ? entry.seq : entry.seq - lastSeq).toString(36));
       lastSeq = entry.seq;
-      const line = encodeUtf8(`${entryJsonText(entry, true)}\n`);
+      const line = encodeUtf8(`${entryJsonText(entry, true, false, blocks)}\n`);
       sectionCrc = crc32Update(sectionCrc, line);
       crc = crc32Update(crc, line);
       position += line.length;
@@ -147,11 +171,12 @@ export async function* encodeSectionedSnapshot(
       length: position - offset,
       count: entries.length,
       crc: sectionCrc,
-      line: 2 + count - entries.length,
+      line: 2 + count - entries.length + (blocks ? sections.length : 0),
       lo: entries[0]!.seq,
       hi: lastSeq,
       seqs: gaps.join("."),
       summary,
+      blocks,
     });
   }
   if (options.count !== undefined && options.count !== count) {
@@ -165,12 +190,20 @@ export async function* encodeSectionedSnapshot(
     position += line.length;
     yield line;
   }
-  yield encodeUtf8(trailerText(count, sections.length, table, position - table, tableCrc, crc));
-  options.onTable?.({ gen: meta.gen, clock: meta.clock === null ? null : Math.round(meta.clock), embedder, count, sections, headerBytes: header.length });
+  yield encodeUtf8(trailerText(version, count, sections.length, table, position - table, tableCrc, crc));
+  options.onTable?.({
+    version,
+    gen: meta.gen,
+    clock: meta.clock === null ? null : Math.round(meta.clock),
+    embedder,
+    count,
+    sections,
+    headerBytes: header.length,
+  });
 }
 
-/** Reads a table line; throws {@link FormatError} (`line` 0: byte offsets are given in the message). */
-export function parseSectionRecord(text: string, where: string): SectionRecord {
+/** Reads a table line of a v5 (`blocks` false) or v6 slot; throws {@link FormatError} (`line` 0: byte offsets are given in the message). */
+export function parseSectionRecord(text: string, where: string, blocks: boolean): SectionRecord {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -202,10 +235,10 @@ export function parseSectionRecord(text: string, where: string): SectionRecord {
   if (n("lo") > n("hi") || n("hi") > summary.maxSeq || n("crc") > 0xffffffff) {
     throw new FormatError(0, `the table record ${where} (user ${userId}) has inconsistent seqs or CRC`);
   }
-  return { userId, offset: n("at"), length: n("bytes"), count: summary.total, crc: n("crc"), line: 0, lo: n("lo"), hi: n("hi"), seqs, summary };
+  return { userId, offset: n("at"), length: n("bytes"), count: summary.total, crc: n("crc"), line: 0, lo: n("lo"), hi: n("hi"), seqs, summary, blocks };
 }
 
-function parseHeader(bytes: Uint8Array): { gen: number; clock: number | null; embedder: EmbedderIdentity } {
+function parseHeader(bytes: Uint8Array): { version: 5 | 6; gen: number; clock: number | null; embedder: EmbedderIdentity } {
   const text = decodeUtf8(bytes);
   let value: unknown;
   try {
@@ -216,14 +249,15 @@ function parseHeader(bytes: Uint8Array): { gen: number; clock: number | null; em
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw new FormatError(1, "the snapshot header is not a JSON object");
   const o = value as Record<string, unknown>;
   const { gen, clock, embedder } = o;
-  if (o["v"] !== SECTIONED_SNAPSHOT_VERSION) throw new FormatError(1, "the snapshot header is not a v5 header");
+  const version = o["v"];
+  if (!isSectioned(version as number)) throw new FormatError(1, "the snapshot header is not a v5 or v6 header");
   if (!isCount(gen)) throw new FormatError(1, `the snapshot header has a bad gen (${String(gen)})`);
   if (clock !== null && (typeof clock !== "number" || !Number.isFinite(clock)))
     throw new FormatError(1, `the snapshot header has a bad clock (${String(clock)})`);
   if (typeof embedder !== "object" || embedder === null) throw new FormatError(1, "the snapshot header has a bad embedder identity");
   const e = embedder as Record<string, unknown>;
   if (typeof e["id"] !== "string" || !isCount(e["dim"])) throw new FormatError(1, "the snapshot header has a bad embedder identity");
-  return { gen, clock, embedder: { id: e["id"], dim: e["dim"] } };
+  return { version: version as 5 | 6, gen, clock, embedder: { id: e["id"], dim: e["dim"] } };
 }
 
 /** Bytes `start..start+length` of a file in one read where the seam can (`readRanges`), else through `readChunks`. */
@@ -282,7 +316,8 @@ export async function readSectionTable(fs: FileSystem, path: string, header: Uin
   if (lineStart === 0 && tailLength === MAX_TRAILER_BYTES) throw new FormatError(0, "the last line is not a trailer (the slot was not completely written)");
   const m = TRAILER.exec(decodeUtf8(tail.subarray(lineStart, tail.length - 1)) ?? "");
   if (m === null) throw new FormatError(0, "the last line is not a trailer (the slot was not completely written, or it was damaged)");
-  const [count, users, table, tableBytes, tableCrc] = m.slice(1, 6).map(Number) as [number, number, number, number, number];
+  const [end, count, users, table, tableBytes, tableCrc] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  if (end !== meta.version) throw new FormatError(0, `the trailer ends a v${end} slot but the header says v${meta.version}`);
   const trailerStart = size - tailLength + lineStart;
   if (table < headerBytes || table + tableBytes !== trailerStart) {
     throw new FormatError(0, `the trailer puts the table at bytes ${table}..${table + tableBytes}, which is not between the header and the trailer`);
@@ -303,17 +338,17 @@ export async function readSectionTable(fs: FileSystem, path: string, header: Uin
     const nl = tableData.indexOf(NEWLINE, from);
     if (nl < 0) throw new FormatError(0, "the table's last record has no newline");
     const where = `at byte ${table + from}`;
-    const record = parseSectionRecord(decodeUtf8(tableData.subarray(from, nl)) ?? "", where);
+    const record = parseSectionRecord(decodeUtf8(tableData.subarray(from, nl)) ?? "", where, meta.version === SECTIONED_SNAPSHOT_VERSION);
     if (seen.has(record.userId)) throw new FormatError(0, `the table names user ${record.userId} twice`);
     seen.add(record.userId);
-    if (record.offset !== expected || record.length < record.count * 2) {
+    if (record.offset !== expected || record.length < record.count * 2 + (record.blocks ? 2 : 0)) {
       throw new FormatError(
         0,
         `the table record ${where} puts user ${record.userId}'s section at byte ${record.offset} (${record.length} bytes), not right after the previous one`,
       );
     }
     expected = record.offset + record.length;
-    record.line = 2 + total;
+    record.line = 2 + total + (record.blocks ? sections.length : 0);
     total += record.count;
     sections.push(record);
     from = nl + 1;
@@ -336,7 +371,7 @@ export async function readSection(fs: FileSystem, path: string, record: SectionR
 
 /** {@link readSection} for bytes already read. */
 export function decodeSection(bytes: Uint8Array, record: SectionRecord): EntryRecord[] {
-  const who = `user ${record.userId}'s section (lines ${record.line}..${record.line + record.count - 1}, bytes ${record.offset}..${record.offset + record.length})`;
+  const who = `user ${record.userId}'s section (lines ${record.line}..${record.line + record.count - (record.blocks ? 0 : 1)}, bytes ${record.offset}..${record.offset + record.length})`;
   if (bytes.length !== record.length) throw new FormatError(record.line, `the file ends inside ${who}`);
   const entries: EntryRecord[] = [];
   let from = 0;
@@ -344,15 +379,28 @@ export function decodeSection(bytes: Uint8Array, record: SectionRecord): EntryRe
   // One UTF-8 decode for the whole section (3x faster than one per line); per line only to say which line is not UTF-8.
   const whole = bytes[bytes.length - 1] === NEWLINE ? decodeUtf8(bytes) : null;
   const end = whole === null ? bytes.length : whole.length;
+  let blocks: SectionBlocks | null = null;
+  const first = record.blocks ? 1 : 0;
   while (from < end) {
     const nl = whole === null ? bytes.indexOf(NEWLINE, from) : whole.indexOf("\n", from);
-    const line = record.line + entries.length;
+    const line = record.line + first + entries.length;
     if (nl < 0) throw new FormatError(line, `${who} ends without a newline`);
     const text = whole === null ? decodeUtf8(bytes.subarray(from, nl)) : whole.slice(from, nl);
+    if (record.blocks && blocks === null) {
+      try {
+        if (text === null || !isBlocksLine(text)) throw new Error("the section does not start with its block line");
+        blocks = new SectionBlocks(text, record.userId, record.count);
+      } catch (error) {
+        throw new FormatError(record.line, `${error instanceof Error ? error.message : String(error)} (in ${who})`);
+      }
+      from = nl + 1;
+      continue;
+    }
     let entry: EntryRecord;
     try {
       if (text === null) throw new Error("not valid UTF-8");
-      entry = entryFromJson(JSON.parse(text));
+      entry = entryFromJson(JSON.parse(text), blocks ?? undefined);
+      blocks?.take(entry);
     } catch (error) {
       throw new FormatError(line, `${error instanceof Error ? error.message : String(error)} (in ${who})`);
     }
@@ -363,6 +411,14 @@ export function decodeSection(bytes: Uint8Array, record: SectionRecord): EntryRe
     lastSeq = entry.seq;
     entries.push(entry);
     from = nl + 1;
+  }
+  if (record.blocks) {
+    try {
+      if (blocks === null) throw new Error("the section has no block line");
+      blocks.finish();
+    } catch (error) {
+      throw new FormatError(record.line, `${error instanceof Error ? error.message : String(error)} (in ${who})`);
+    }
   }
   if (entries.length !== record.count || entries[0]?.seq !== record.lo || lastSeq !== record.hi) {
     throw new FormatError(
@@ -398,15 +454,22 @@ export function seqsOf(record: SectionRecord): number[] {
   return out;
 }
 
+/** Whether a snapshot line is a v6 section's block line (its first). */
+export function isBlocksLine(text: string): boolean {
+  return text.startsWith(BLOCKS_PREFIX);
+}
+
 /** Whether a snapshot line is a table record (in a full read, every line after the sections). */
 export function isSectionRecordLine(text: string): boolean {
   return text.startsWith(SECTION_PREFIX);
 }
 
 /** The trailer's numbers, or null when `text` is not a trailer. */
-export function parseTrailer(text: string): { count: number; users: number; table: number; tableBytes: number; tableCrc: number; crc: number } | null {
+export function parseTrailer(
+  text: string,
+): { version: number; count: number; users: number; table: number; tableBytes: number; tableCrc: number; crc: number } | null {
   const m = TRAILER.exec(text);
   if (m === null) return null;
-  const [count, users, table, tableBytes, tableCrc, crc] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
-  return { count, users, table, tableBytes, tableCrc, crc };
+  const [version, count, users, table, tableBytes, tableCrc, crc] = m.slice(1, 8).map(Number) as [number, number, number, number, number, number, number];
+  return { version, count, users, table, tableBytes, tableCrc, crc };
 }

@@ -94,9 +94,9 @@ describe("snapshot format v2 and v3", () => {
     const lines = snapshot(entries);
     expect((await scanError(concat([...lines, encodeUtf8("{}\n")]))).message).toMatch(/after the footer/);
     expect((await scanError(concat([lines[0]!, encodeUtf8("\n"), ...lines.slice(1)]))).line).toBe(2);
-    const v6 = await scanError(encodeUtf8('{"v":6,"gen":1,"clock":0,"count":0,"embedder":{"id":"x","dim":1}}\n{"end":true,"count":0,"crc":0}\n'));
-    expect(v6.kind).toBe("version");
-    expect(v6.message).toMatch(/version 6 is not supported/);
+    const v7 = await scanError(encodeUtf8('{"v":7,"gen":1,"clock":0,"count":0,"embedder":{"id":"x","dim":1}}\n{"end":true,"count":0,"crc":0}\n'));
+    expect(v7.kind).toBe("version");
+    expect(v7.message).toMatch(/version 7 is not supported/);
   });
 
   it("refuses entries out of seq order when reading and when writing", async () => {

@@ -7,13 +7,24 @@ import { crc32Update } from "../crc32.ts";
 import { FormatError } from "./format-error.ts";
 import { decodeUtf8, encodeUtf8, type RawLine } from "../line-reader.ts";
 import { countEntry, emptyCatalogUser } from "../user-catalog.ts";
-import { SECTIONED_SNAPSHOT_VERSION, isSectionRecordLine, parseSectionRecord, parseTrailer, type SectionRecord } from "./sectioned-snapshot.ts";
+import {
+  SECTIONED_SNAPSHOT_VERSION,
+  isBlocksLine,
+  isSectioned,
+  isSectionRecordLine,
+  parseSectionRecord,
+  parseTrailer,
+  type SectionRecord,
+} from "./sectioned-snapshot.ts";
+import { SectionBlocks } from "./section-blocks.ts";
 
 /**
- * The snapshot version this moomem writes: v5, per-user sections with an offset table
- * (sectioned-snapshot.ts), whose entry lines are those of entry format 4. v4 (one line per entry in seq
- * order, the store's bookkeeping in `lifecycle`), v3 (mostly-zero vectors by their non-zero components),
- * v2 and the seed's v1 are still read, and rewritten as v5 by the next compaction.
+ * The snapshot version this moomem writes: v6, per-user sections with an offset table
+ * (sectioned-snapshot.ts), each section a block line (its vectors and text forms in binary,
+ * section-blocks.ts) then its entry lines (those of entry format 4, vectors apart). v5 (the same without
+ * block lines, vectors in the lines), v4 (one line per entry in seq order, the store's bookkeeping in
+ * `lifecycle`), v3 (mostly-zero vectors by their non-zero components), v2 and the seed's v1 are still
+ * read, and rewritten as v6 by the next compaction.
  */
 export const SNAPSHOT_FORMAT_VERSION: number = SECTIONED_SNAPSHOT_VERSION;
 
@@ -88,14 +99,14 @@ export function parseSnapshotHeader(text: string): SnapshotHeader {
   }
   if (clock !== null && (typeof clock !== "number" || !Number.isFinite(clock)))
     throw new FormatError(1, `the snapshot header has a bad clock (${String(clock)})`);
-  // v5 counts its entries in the trailer (a compaction from the files does not know the count before it ends).
-  const count = version === SECTIONED_SNAPSHOT_VERSION ? 0 : value["count"];
+  // v5 and v6 count their entries in the trailer (a compaction from the files does not know the count before it ends).
+  const count = isSectioned(version) ? 0 : value["count"];
   if (!isCount(count)) throw new FormatError(1, `the snapshot header has a bad count (${String(count)})`);
   const embedder = value["embedder"];
   if (!isObject(embedder) || typeof embedder["id"] !== "string" || !isCount(embedder["dim"])) {
     throw new FormatError(1, "the snapshot header has a bad embedder identity");
   }
-  return { version, gen, clock, count: version === SECTIONED_SNAPSHOT_VERSION ? null : count, embedder: { id: embedder["id"], dim: embedder["dim"] } };
+  return { version, gen, clock, count: isSectioned(version) ? null : count, embedder: { id: embedder["id"], dim: embedder["dim"] } };
 }
 
 /**
@@ -161,6 +172,8 @@ export class SnapshotScanner {
     tableStart: null as number | null,
     tableCrc: 0,
     records: 0,
+    /** v6: the block line of the section being read. */
+    blocks: null as SectionBlocks | null,
   };
 
   constructor(options: { decode: boolean } = { decode: true }) {
@@ -184,43 +197,59 @@ export class SnapshotScanner {
       this.#v5.tableCrc = this.#crc;
       return null;
     }
-    if (this.#header.version === SECTIONED_SNAPSHOT_VERSION) return this.#acceptV5(line);
+    if (isSectioned(this.#header.version)) return this.#acceptSectioned(line);
     return this.#header.version === SEED_SNAPSHOT_VERSION ? this.#acceptV1(line) : this.#acceptV2(line, this.#header.count ?? 0);
   }
 
   /**
-   * v5 read whole (a read-only open, pickSlot, a v4-era full read): every entry line of every section,
+   * v5 or v6 read whole (a read-only open, pickSlot, a v4-era full read): every line of every section,
    * the table, the trailer; the trailer's CRC covers every byte before it. Decoding, it also checks that
-   * each user's lines are contiguous and in seq order and that the table says exactly what the sections hold.
+   * each user's lines are contiguous and in seq order, that a v6 section opens with its block line and
+   * uses it up exactly (section-blocks.ts), and that the table says exactly what the sections hold.
    */
-  #acceptV5(line: RawLine): EntryRecord | null {
+  #acceptSectioned(line: RawLine): EntryRecord | null {
     if (this.#footerSeen) throw new FormatError(line.number, "there is data after the trailer");
     if (!line.terminated) throw new FormatError(line.number, "no newline at the end (the slot was not completely written)");
     const v5 = this.#v5;
+    const blocks = this.#header!.version === SECTIONED_SNAPSHOT_VERSION;
     const text = decodeUtf8(line.bytes) ?? "";
+    if (v5.tableStart === null && blocks && isBlocksLine(text)) {
+      this.#addCrc(line);
+      if (!this.#decode) return null;
+      this.#endSection(line.number);
+      let parsed: SectionBlocks;
+      try {
+        parsed = new SectionBlocks(text);
+      } catch (error) {
+        throw new FormatError(line.number, error instanceof Error ? error.message : String(error));
+      }
+      if (v5.seen.has(parsed.userId)) throw new FormatError(line.number, `user ${parsed.userId}'s entries are not in one section`);
+      v5.seen.add(parsed.userId);
+      const section = this.#openSection(parsed.userId, line, true);
+      section.length += line.end - line.start;
+      section.crc = crc32Update(crc32Update(section.crc, line.bytes), NEWLINE);
+      v5.blocks = parsed;
+      return null;
+    }
     if (v5.tableStart === null && !isSectionRecordLine(text) && parseTrailer(text) === null) {
       this.#addCrc(line);
       this.#entries++;
       if (!this.#decode) return null;
-      const entry = this.#entry(line, false);
+      const entry = this.#entry(line, false, v5.blocks ?? undefined);
       let section = v5.current;
-      if (section === null || section.userId !== entry.userId) {
+      if (blocks) {
+        if (section === null) throw new FormatError(line.number, "an entry line comes before any block line");
+        if (section.userId !== entry.userId)
+          throw new FormatError(line.number, `it holds an entry of user ${entry.userId} in user ${section.userId}'s section`);
+        if (section.count > 0 && !(entry.seq > section.hi)) {
+          throw new FormatError(line.number, `seq ${entry.seq} is not after seq ${section.hi} in user ${entry.userId}'s section`);
+        }
+        if (section.count === 0) section.lo = entry.seq;
+      } else if (section === null || section.userId !== entry.userId) {
         if (v5.seen.has(entry.userId)) throw new FormatError(line.number, `user ${entry.userId}'s entries are not in one section`);
         v5.seen.add(entry.userId);
-        section = {
-          userId: entry.userId,
-          offset: line.start,
-          line: line.number,
-          length: 0,
-          count: 0,
-          crc: 0,
-          lo: entry.seq,
-          hi: -1,
-          seqs: "",
-          summary: emptyCatalogUser(entry.userId),
-        };
-        v5.sections.push(section);
-        v5.current = section;
+        section = this.#openSection(entry.userId, line, false);
+        section.lo = entry.seq;
       } else if (!(entry.seq > section.hi)) {
         throw new FormatError(line.number, `seq ${entry.seq} is not after seq ${section.hi} in user ${entry.userId}'s section`);
       }
@@ -232,11 +261,12 @@ export class SnapshotScanner {
       countEntry(section.summary, entry, 1);
       return entry;
     }
+    if (v5.tableStart === null && this.#decode) this.#endSection(line.number);
     v5.tableStart ??= line.start;
     const trailer = parseTrailer(text);
     if (trailer === null) {
       if (!isSectionRecordLine(text)) throw new FormatError(line.number, "expected a table record or the trailer after the sections");
-      const record = parseSectionRecord(text, `on line ${line.number}`);
+      const record = parseSectionRecord(text, `on line ${line.number}`, blocks);
       this.#addCrc(line);
       v5.tableCrc = crc32Update(crc32Update(v5.tableCrc, line.bytes), NEWLINE);
       const found = v5.sections[v5.records++];
@@ -245,6 +275,8 @@ export class SnapshotScanner {
       }
       return null;
     }
+    if (trailer.version !== this.#header!.version)
+      throw new FormatError(line.number, `the trailer ends a v${trailer.version} slot in a v${this.#header!.version} one`);
     if (trailer.count !== this.#entries || trailer.users !== v5.records) {
       throw new FormatError(
         line.number,
@@ -260,6 +292,40 @@ export class SnapshotScanner {
     if (trailer.crc !== this.#crc) throw new FormatError(line.number, `CRC mismatch (trailer ${trailer.crc}, computed ${this.#crc})`);
     this.#footerSeen = true;
     return null;
+  }
+
+  #openSection(userId: string, line: RawLine, blocks: boolean): SectionRecord {
+    const section: SectionRecord = {
+      userId,
+      offset: line.start,
+      line: line.number,
+      length: 0,
+      count: 0,
+      crc: 0,
+      lo: -1,
+      hi: -1,
+      seqs: "",
+      summary: emptyCatalogUser(userId),
+      blocks,
+    };
+    this.#v5.sections.push(section);
+    this.#v5.current = section;
+    return section;
+  }
+
+  /** v6: the section being read ends (a block line or the table follows): its block must be used up, and it must hold entries. */
+  #endSection(lineNumber: number): void {
+    const v5 = this.#v5;
+    const blocks = v5.blocks;
+    if (blocks === null) return;
+    v5.blocks = null;
+    try {
+      if (v5.current!.count !== blocks.count)
+        throw new Error(`user ${blocks.userId}'s section holds ${v5.current!.count} entries, not the ${blocks.count} its block line counts`);
+      blocks.finish();
+    } catch (error) {
+      throw new FormatError(lineNumber, error instanceof Error ? error.message : String(error));
+    }
   }
 
   #addCrc(line: RawLine): void {
@@ -305,7 +371,7 @@ export class SnapshotScanner {
     }
   }
 
-  #entry(line: RawLine, seqOrder = true): EntryRecord {
+  #entry(line: RawLine, seqOrder = true, blocks?: SectionBlocks): EntryRecord {
     const text = decodeUtf8(line.bytes);
     if (text === null) throw new FormatError(line.number, "not valid UTF-8");
     let value: unknown;
@@ -316,7 +382,8 @@ export class SnapshotScanner {
     }
     let entry: EntryRecord;
     try {
-      entry = entryFromJson(value);
+      entry = entryFromJson(value, blocks);
+      blocks?.take(entry);
     } catch (error) {
       throw new FormatError(line.number, error instanceof Error ? error.message : String(error));
     }
@@ -334,7 +401,7 @@ export class SnapshotScanner {
       return { header, entries: this.#entries, truncated: this.#pendingBad === null ? 0 : 1 };
     }
     if (!this.#footerSeen) {
-      if (header.version === SECTIONED_SNAPSHOT_VERSION) throw new FormatError(0, "the trailer is missing (the slot was not completely written)");
+      if (isSectioned(header.version)) throw new FormatError(0, "the trailer is missing (the slot was not completely written)");
       throw new FormatError(header.count === null ? 1 : this.#entries + 2, "the footer is missing (the slot was not completely written)");
     }
     return { header, entries: this.#entries, truncated: 0 };

@@ -1,0 +1,167 @@
+// Format 6's block line: round trip (vectors bit for bit, text forms as the tokenizer gives them) and hostile lines refused.
+
+import { describe, it, expect } from "vitest";
+import type { EntryRecord } from "../../types.ts";
+import { normalizeForDedup, tokenize } from "../../text/tokenizer.ts";
+import { entryFromJson, entryJsonText } from "../record-codec.ts";
+import { base64ToBytes, bytesToBase64 } from "../base64.ts";
+import { takeTextForms, textFormsOf } from "../text-forms.ts";
+import { SectionBlocks, encodeBlocksLine, isAscii } from "./section-blocks.ts";
+import { seededRandom } from "../../../test/helpers/seeded-random.ts";
+
+function record(seq: number, content: string, embedding: Float32Array | null, status: EntryRecord["status"] = "active"): EntryRecord {
+  return {
+    id: `e${seq}`,
+    userId: "ann",
+    content,
+    kind: "fact",
+    status,
+    createdAt: 1_700_000_000_000 + seq,
+    updatedAt: 1_700_000_000_000 + seq,
+    seq,
+    metadata: {},
+    lifecycle: {},
+    ...(status === "superseded" ? { supersededBy: "e1" } : {}),
+    embedding,
+  };
+}
+
+/** Decodes a section (block line + entry lines) as sectioned-snapshot.ts does. */
+function decode(block: string, entries: readonly EntryRecord[], userId = "ann"): EntryRecord[] {
+  const blocks = new SectionBlocks(block.slice(0, -1), userId, entries.length);
+  const out = entries.map((e) => {
+    const read = entryFromJson(JSON.parse(entryJsonText(e, true, false, true)), blocks);
+    blocks.take(read);
+    return read;
+  });
+  blocks.finish();
+  return out;
+}
+
+function sample(): EntryRecord[] {
+  const random = seededRandom(66);
+  const sparse = new Float32Array(64);
+  for (let i = 0; i < 64; i += 5) sparse[i] = random() - 0.5;
+  sparse[7] = -0;
+  const dense = Float32Array.from({ length: 64 }, () => random() - 0.5);
+  dense[3] = 0;
+  return [
+    record(1, "I'm allergic to PEANUTS!", sparse),
+    record(2, "  I live   in Berlin.  ", dense),
+    record(3, "我对花生过敏。", null),
+    record(4, "old fact", sparse, "superseded"),
+    record(5, "forgotten", dense, "deleted"),
+    record(6, "", new Float32Array(64)),
+    record(7, "peanut peanut peanut coffee", new Float32Array(0), "unstructured"),
+  ];
+}
+
+describe("the format-6 block line", () => {
+  it("gives back every vector bit for bit (sparse with -0, dense with zeros, empty, none) and the tokenizer's forms for live ASCII entries", () => {
+    const entries = sample();
+    const read = decode(encodeBlocksLine("ann", entries), entries);
+    for (let i = 0; i < entries.length; i++) {
+      const e = entries[i]!;
+      const r = read[i]!;
+      if (e.embedding === null) expect(r.embedding).toBeNull();
+      else expect(new Uint8Array(r.embedding!.buffer, r.embedding!.byteOffset, r.embedding!.byteLength)).toEqual(new Uint8Array(e.embedding.buffer));
+      const forms = textFormsOf(r);
+      // Forms are stored for live entries whose text is ASCII only: any other text is tokenized by the reader's own runtime.
+      if ((e.status === "active" || e.status === "unstructured") && isAscii(e.content)) {
+        expect(forms, e.id).toBeDefined();
+        const counts = new Map<string, number>();
+        for (const t of tokenize(e.content)) counts.set(t, (counts.get(t) ?? 0) + 1);
+        const stored = new Map<string, number>();
+        for (let k = forms!.start; k < forms!.end; k++) stored.set(forms!.terms[forms!.ids[k]!]!, forms!.tfs[k]!);
+        expect([...stored], e.id).toEqual([...counts]);
+        expect(forms!.dedup, e.id).toBe(normalizeForDedup(e.content));
+        expect(takeTextForms(r)).toBe(forms);
+        expect(textFormsOf(r)).toBeUndefined();
+      } else {
+        expect(forms, e.id).toBeUndefined();
+      }
+    }
+  });
+
+  it("stores sparse indices in one byte up to 256 components and in two beyond, both read back exactly", () => {
+    const narrow = sample();
+    expect(encodeBlocksLine("ann", narrow)).toContain('"indexBytes":1,');
+    const wide = new Float32Array(70_000);
+    wide[0] = 1;
+    wide[300] = -0;
+    wide[65_535] = 0.5;
+    wide[69_999] = 2;
+    const entries = [...narrow, record(8, "wide", wide.subarray(0, 65_536)), record(9, "wider than 16 bits", wide)];
+    const block = encodeBlocksLine("ann", entries);
+    expect(block).toContain('"indexBytes":2,');
+    const read = decode(block, entries);
+    for (let i = 0; i < entries.length; i++) expect(read[i]!.embedding, entries[i]!.id).toEqual(entries[i]!.embedding);
+    expect(Object.is(read[7]!.embedding![300], -0)).toBe(true);
+  });
+
+  it("stores no forms for a text that is not ASCII, even when the record came with some, and the reader never uses any given for one", () => {
+    const entries = [record(1, "Grüße aus Berlin", null), record(2, "plain ascii", null)];
+    const block = encodeBlocksLine("ann", entries);
+    expect((JSON.parse(block) as { dedup: unknown[] }).dedup).toEqual([1, 0]);
+    const read = decode(block, entries);
+    expect(textFormsOf(read[0]!)).toBeUndefined();
+    expect(textFormsOf(read[1]!)).toBeDefined();
+    // A crafted line giving the non-ASCII entry tokens and a form: read, but not used.
+    const crafted = encodeBlocksLine("ann", [record(1, "Gruesse aus Berlin", null), entries[1]!]);
+    expect(textFormsOf(decode(crafted, entries)[0]!)).toBeUndefined();
+  });
+
+  it("a line read with a block made by another tokenizer keeps its vectors but no forms (the entries are tokenized again)", () => {
+    const entries = sample();
+    const block = encodeBlocksLine("ann", entries).replace(/"forms":"[^"]+"/, '"forms":"t0-other"');
+    const read = decode(block, entries);
+    expect(read.map((r) => textFormsOf(r))).toEqual(read.map(() => undefined));
+    expect(read[1]!.embedding).toEqual(entries[1]!.embedding);
+  });
+
+  it("refuses every hostile or damaged line with a plain Error, never a huge allocation, an out-of-range read or a hang", () => {
+    const entries = sample();
+    const good = encodeBlocksLine("ann", entries);
+    const o = JSON.parse(good) as Record<string, unknown>;
+    const line = (patch: Record<string, unknown>): string => `${JSON.stringify({ ...o, ...patch })}\n`;
+    const bin = base64ToBytes(o["bin"] as string)!;
+    const withBin = (bytes: Uint8Array): string => line({ bin: bytesToBase64(bytes) });
+    const hostile: [string, string, string?][] = [
+      ["not JSON", "{nope\n"],
+      ["another user", line({ blocks: "bob" })],
+      ["another count", line({ n: 3 })],
+      ["a count of zero", line({ n: 0 })],
+      ["2^53 values", line({ values: 2 ** 53 })],
+      ["more values than bytes", line({ values: 1e9 })],
+      ["more indices than bytes", line({ indices: 1e9 })],
+      ["an index width of 3", line({ indexBytes: 3 })],
+      ["wide indices over narrow bytes", line({ indexBytes: 2 })],
+      ["more pairs than bytes", line({ pairs: 1e9 })],
+      ["a negative count", line({ pairs: -1 })],
+      ["terms not strings", line({ terms: [1, 2] })],
+      ["dedup of the wrong length", line({ dedup: [] })],
+      ["bin not base64", line({ bin: "%%%%" })],
+      ["bin cut short", withBin(bin.subarray(0, bin.length - 3))],
+      ["bin with bytes left over", withBin(Uint8Array.from([...bin, 0]))],
+      ["bin of 0xff (an endless number)", withBin(new Uint8Array(bin.length).fill(0xff))],
+      ["terms cut (ids out of range)", line({ terms: [] })],
+      ["fewer pairs than the entries hold", line({ pairs: (o["pairs"] as number) - 1 })],
+      ["a dedup form for an entry not live", line({ dedup: (o["dedup"] as unknown[]).map(() => "x") })],
+      ["no dedup form for a live entry", line({ dedup: (o["dedup"] as unknown[]).map(() => null) })],
+      ["forms said not stored, yet tokens given", line({ dedup: (o["dedup"] as unknown[]).map((d) => (d === 0 ? 1 : d)) })],
+    ];
+    for (const [label, text] of hostile) {
+      expect(() => decode(text, entries), label).toThrow(Error);
+    }
+    // Every single byte of bin flipped in turn: refused, or the same vectors (a flip the format cannot see is caught by the section's CRC).
+    for (let at = 0; at < bin.length; at += 3) {
+      const damaged = Uint8Array.from(bin);
+      damaged[at] = damaged[at]! ^ 0x5a;
+      try {
+        decode(withBin(damaged), entries);
+      } catch (error) {
+        expect(error, `byte ${at}`).toBeInstanceOf(Error);
+      }
+    }
+  });
+});

@@ -1,0 +1,351 @@
+// Snapshot format 6's block line (docs/decisions.md, "Snapshot v6"): a section's vectors and text forms in binary, so a user loads by reading.
+
+import type { EntryRecord, EntryStatus } from "../../types.ts";
+import { normalizeForDedupOnce, tokenizeOnce } from "../../text/tokenizer.ts";
+import { base64ToBytes, bytesToBase64, zeroVector } from "../base64.ts";
+import type { VectorSource } from "../record-codec.ts";
+import { attachTextForms, textFormsId, textFormsOf, type TextForms } from "../text-forms.ts";
+
+/** How a block line starts (an entry line starts with `{"id":`). */
+export const BLOCKS_PREFIX = '{"blocks":';
+
+/** Statuses whose entries the indexes hold (state/entry-state.ts `isLive`): only these carry text forms. */
+function isLive(status: EntryStatus): boolean {
+  return status === "active" || status === "unstructured";
+}
+
+/**
+ * Whether an entry's forms are stored: only for ASCII text, whose tokens and dedup form are computed by
+ * moomem's own code alone. Any other text goes through `Intl.Segmenter` and Unicode tables (NFKC, case),
+ * which differ between runtimes and their ICU versions: a store written on one runtime and read on
+ * another must index such a text as the reader's own tokenizer does (its queries are tokenized by it),
+ * so it is tokenized again at load. Its dedup slot is then 1.
+ */
+export function isAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
+
+const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/** A growing byte buffer with LEB128 varints. */
+class ByteSink {
+  bytes = new Uint8Array(1024);
+  length = 0;
+
+  #room(n: number): void {
+    if (this.length + n <= this.bytes.length) return;
+    const next = new Uint8Array(Math.max(this.length + n, 2 * this.bytes.length));
+    next.set(this.bytes.subarray(0, this.length));
+    this.bytes = next;
+  }
+
+  varint(value: number): void {
+    this.#room(5);
+    let v = value >>> 0;
+    while (v >= 0x80) {
+      this.bytes[this.length++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+    this.bytes[this.length++] = v;
+  }
+}
+
+/** True for every float32 but +0 (so -0 survives the sparse form, as in base64.ts). */
+function isSet(x: number): boolean {
+  return x !== 0 || 1 / x < 0;
+}
+
+/**
+ * The block line (with its newline) of one user's section: written first in the section, before the
+ * entry lines (written with `apart`: their vectors are here). `bin` is base64 of, little-endian: every
+ * vector's stored components (float32), then the indices of the sparse ones (uint8 when no sparse vector
+ * has more than 256 components, as a hashing embedder's; else uint16: `indexBytes`), then per entry in
+ * order a varint count of its vector's stored components (when it has a vector; its dimension for a
+ * dense one) and, for a live entry, a varint count of its distinct tokens followed by (term id, tf)
+ * varint pairs. `terms` lists the section's tokens; `dedup` holds per entry its dedup form (0: the
+ * content in lower case; 1: not stored, the text is not ASCII (see isAscii); null: not live). `forms` names the tokenizer that made them ({@link textFormsId}).
+ */
+export function encodeBlocksLine(userId: string, entries: readonly EntryRecord[]): string {
+  let values = new Float32Array(1024);
+  let valueCount = 0;
+  let indices = new Uint16Array(1024);
+  let indexCount = 0;
+  const varints = new ByteSink();
+  const termIds = new Map<string, number>();
+  const terms: string[] = [];
+  const dedup: (string | 0 | 1 | null)[] = [];
+  let pairs = 0;
+  let narrow = true;
+  const idOf = (term: string): number => {
+    let id = termIds.get(term);
+    if (id === undefined) {
+      id = terms.length;
+      terms.push(term);
+      termIds.set(term, id);
+    }
+    return id;
+  };
+  for (const entry of entries) {
+    const vector = entry.embedding;
+    if (vector !== null) {
+      const dim = vector.length;
+      let set = 0;
+      for (let i = 0; i < dim; i++) if (isSet(vector[i]!)) set++;
+      const sparse = dim <= 65_536 && 6 * set < 4 * dim;
+      const stored = sparse ? set : dim;
+      varints.varint(stored);
+      if (valueCount + stored > values.length) values = grown(values, valueCount + stored);
+      if (sparse) {
+        if (indexCount + stored > indices.length) indices = grown(indices, indexCount + stored);
+        if (dim > 256) narrow = false;
+        for (let i = 0; i < dim; i++) {
+          if (!isSet(vector[i]!)) continue;
+          values[valueCount++] = vector[i]!;
+          indices[indexCount++] = i;
+        }
+      } else {
+        values.set(vector, valueCount);
+        valueCount += dim;
+      }
+    }
+    if (!isLive(entry.status)) {
+      dedup.push(null);
+      continue;
+    }
+    if (!isAscii(entry.content)) {
+      // Not stored: see isAscii.
+      varints.varint(0);
+      dedup.push(1);
+      continue;
+    }
+    const known = textFormsOf(entry);
+    let form: string;
+    if (known !== undefined) {
+      varints.varint(known.end - known.start);
+      for (let i = known.start; i < known.end; i++) {
+        varints.varint(idOf(known.terms[known.ids[i]!]!));
+        varints.varint(known.tfs[i]!);
+      }
+      pairs += known.end - known.start;
+      form = known.dedup;
+    } else {
+      const counts = new Map<string, number>();
+      for (const token of tokenizeOnce(entry.content)) counts.set(token, (counts.get(token) ?? 0) + 1);
+      varints.varint(counts.size);
+      for (const [term, tf] of counts) {
+        varints.varint(idOf(term));
+        varints.varint(tf);
+      }
+      pairs += counts.size;
+      form = normalizeForDedupOnce(entry.content);
+    }
+    dedup.push(form === entry.content.toLowerCase() ? 0 : form);
+  }
+  const indexBytes = narrow ? 1 : 2;
+  const bin = new Uint8Array(4 * valueCount + indexBytes * indexCount + varints.length);
+  const view = new DataView(bin.buffer);
+  for (let i = 0; i < valueCount; i++) view.setFloat32(4 * i, values[i]!, true);
+  if (narrow) for (let i = 0, at = 4 * valueCount; i < indexCount; i++, at++) bin[at] = indices[i]!;
+  else for (let i = 0, at = 4 * valueCount; i < indexCount; i++, at += 2) view.setUint16(at, indices[i]!, true);
+  bin.set(varints.bytes.subarray(0, varints.length), 4 * valueCount + indexBytes * indexCount);
+  return (
+    `${BLOCKS_PREFIX}${JSON.stringify(userId)},"n":${entries.length},"forms":${JSON.stringify(textFormsId())},"values":${valueCount},"indices":${indexCount},"indexBytes":${indexBytes},` +
+    `"pairs":${pairs},"terms":${JSON.stringify(terms)},"dedup":${JSON.stringify(dedup)},"bin":"${bytesToBase64(bin)}"}\n`
+  );
+}
+
+function grown<T extends Float32Array | Uint16Array>(array: T, least: number): T {
+  const next = new (array.constructor as new (n: number) => T)(Math.max(least, 2 * array.length));
+  next.set(array);
+  return next;
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+}
+
+/**
+ * A section's block line, read: hands each entry line its vector ({@link nextVector}, through
+ * `entryFromJson`) and, after it, ties its text forms to it ({@link take}). Every count, length and
+ * offset in the line is checked against the bytes it points into before it is used, so a damaged or
+ * hostile line fails with a plain Error (the caller names the file and line) and never allocates more
+ * than the line's own size or reads out of range. Nothing it builds is returned before the section's
+ * CRC is checked (sectioned-snapshot.ts).
+ */
+export class SectionBlocks implements VectorSource {
+  readonly #count: number;
+  readonly #values: Float32Array;
+  readonly #indices: Uint8Array | Uint16Array;
+  readonly #bytes: Uint8Array;
+  #at: number;
+  #value = 0;
+  #index = 0;
+  #entry = 0;
+  readonly #terms: readonly string[];
+  readonly #dedup: readonly unknown[];
+  /** Null when the line's forms were made by another tokenizer: they are then skipped, and the entries are tokenized when indexed. */
+  readonly #ids: Uint32Array | null;
+  readonly #tfs: Uint32Array | null;
+  #pair = 0;
+  readonly #pairs: number;
+  /** Per term, the last entry that named it (+1): a term twice in one entry is damage. */
+  readonly #seen: Int32Array;
+
+  /** The user the line names, and its count of entries. */
+  readonly userId: string;
+  readonly count: number;
+
+  /** Parses the block line `text` of `userId`'s section of `count` entries (a full read, which has no table yet, checks them after); throws a plain Error. */
+  constructor(text: string, userId?: string, count?: number) {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw new Error("the block line is not JSON");
+    }
+    if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Error("the block line is not a JSON object");
+    const o = value as Record<string, unknown>;
+    const named = o["blocks"];
+    const n = o["n"];
+    if (typeof named !== "string" || named.length === 0 || (userId !== undefined && named !== userId)) {
+      throw new Error(`the block line names user ${String(named)}, not ${userId ?? "a user"}`);
+    }
+    if (!isCount(n) || n === 0 || (count !== undefined && n !== count)) throw new Error(`the block line counts ${String(n)} entries, not ${count ?? "some"}`);
+    this.userId = named;
+    this.count = n;
+    const { values, indices, indexBytes, pairs, terms, dedup, bin, forms } = o;
+    if (!isCount(values) || !isCount(indices) || !isCount(pairs)) throw new Error("the block line has a bad values, indices or pairs count");
+    if (indexBytes !== 1 && indexBytes !== 2) throw new Error(`the block line has a bad index width (${String(indexBytes)})`);
+    if (!Array.isArray(terms) || !terms.every((t) => typeof t === "string")) throw new Error("the block line's terms are not a list of strings");
+    if (!Array.isArray(dedup) || dedup.length !== n) throw new Error("the block line's dedup forms are not one per entry");
+    if (typeof bin !== "string" || typeof forms !== "string") throw new Error("the block line has no bin or forms");
+    const bytes = base64ToBytes(bin);
+    if (bytes === null) throw new Error("the block line's bin is not base64");
+    const varStart = 4 * values + indexBytes * indices;
+    if (varStart > bytes.length) throw new Error(`the block line promises ${values} values and ${indices} indices, more than its ${bytes.length} bytes hold`);
+    // Each pair takes two bytes at least.
+    if (2 * pairs > bytes.length - varStart) throw new Error(`the block line promises ${pairs} token pairs, more than its bytes hold`);
+    this.#count = n;
+    this.#bytes = bytes;
+    this.#at = varStart;
+    this.#values = floats(bytes, values);
+    this.#indices = indexBytes === 1 ? bytes.subarray(4 * values, 4 * values + indices) : uint16s(bytes, 4 * values, indices);
+    this.#terms = terms;
+    this.#dedup = dedup;
+    this.#pairs = pairs;
+    const usable = forms === textFormsId();
+    this.#ids = usable ? new Uint32Array(pairs) : null;
+    this.#tfs = usable ? new Uint32Array(pairs) : null;
+    this.#seen = new Int32Array(terms.length);
+  }
+
+  #varint(): number {
+    const bytes = this.#bytes;
+    let value = 0;
+    for (let shift = 0; shift < 35; shift += 7) {
+      if (this.#at >= bytes.length) throw new Error("the block line's bin ends inside a number");
+      const b = bytes[this.#at++]!;
+      value += (b & 0x7f) * 2 ** shift;
+      if (b < 0x80) {
+        if (value > 0xffffffff) break;
+        return value;
+      }
+    }
+    throw new Error("the block line's bin holds a number out of range");
+  }
+
+  /** The next entry's vector, of `dim` components (the entry line's `embedding`). */
+  nextVector(dim: number): Float32Array {
+    if (!isCount(dim)) throw new Error(`field "embedding" is invalid (${String(dim)})`);
+    const stored = this.#varint();
+    const values = this.#values;
+    if (stored === dim) {
+      if (dim > values.length - this.#value) throw new Error(`a vector of ${dim} components goes past the block's values`);
+      const out = zeroVector(dim);
+      for (let i = 0; i < dim; i++) {
+        const x = values[this.#value++]!;
+        if (!Number.isFinite(x)) throw new Error("a vector in the block holds NaN or Infinity");
+        out[i] = x;
+      }
+      return out;
+    }
+    if (stored > dim || dim > 65_536 || stored > values.length - this.#value || stored > this.#indices.length - this.#index) {
+      throw new Error(`a vector of ${dim} components with ${stored} set does not fit the block`);
+    }
+    const out = zeroVector(dim);
+    let previous = -1;
+    for (let k = 0; k < stored; k++) {
+      const index = this.#indices[this.#index++]!;
+      const x = values[this.#value++]!;
+      if (index <= previous || index >= dim || !Number.isFinite(x) || !isSet(x)) throw new Error("a sparse vector in the block is not well formed");
+      out[index] = x;
+      previous = index;
+    }
+    return out;
+  }
+
+  /** After `entry`'s line was parsed: reads its text forms and, when they are this tokenizer's, ties them to it. */
+  take(entry: EntryRecord): void {
+    const i = this.#entry++;
+    if (i >= this.#count) throw new Error("the section holds more entries than its block line counts");
+    const form = this.#dedup[i];
+    if (!isLive(entry.status)) {
+      if (form !== null) throw new Error(`the block line gives a dedup form to entry ${entry.id}, which is not live`);
+      return;
+    }
+    if (form !== 0 && form !== 1 && typeof form !== "string") throw new Error(`the block line gives entry ${entry.id} no dedup form`);
+    const distinct = this.#varint();
+    if (form === 1 && distinct !== 0) throw new Error(`the block line gives tokens to entry ${entry.id}, whose forms it says are not stored`);
+    if (distinct > this.#pairs - this.#pair) throw new Error(`entry ${entry.id} has more token pairs than the block line counts`);
+    const start = this.#pair;
+    const terms = this.#terms.length;
+    for (let k = 0; k < distinct; k++) {
+      const id = this.#varint();
+      const tf = this.#varint();
+      if (id >= terms || tf === 0 || this.#seen[id] === i + 1) throw new Error(`entry ${entry.id}'s tokens in the block are not well formed`);
+      this.#seen[id] = i + 1;
+      if (this.#ids !== null) {
+        this.#ids[this.#pair] = id;
+        this.#tfs![this.#pair] = tf;
+      }
+      this.#pair++;
+    }
+    // Forms of a text that is not ASCII are never used, whatever the line says (see isAscii).
+    if (this.#ids === null || form === 1 || !isAscii(entry.content)) return;
+    const forms: TextForms = {
+      terms: this.#terms,
+      ids: this.#ids,
+      tfs: this.#tfs!,
+      start,
+      end: this.#pair,
+      dedup: form === 0 ? entry.content.toLowerCase() : form,
+    };
+    attachTextForms(entry, forms);
+  }
+
+  /** Once every entry line was read: the block must have been used up exactly. */
+  finish(): void {
+    if (this.#entry !== this.#count || this.#at !== this.#bytes.length || this.#value !== this.#values.length || this.#index !== this.#indices.length) {
+      throw new Error("the block line holds more than the section's entries use");
+    }
+    if (this.#pair !== this.#pairs) throw new Error(`the block line counts ${this.#pairs} token pairs but its entries hold ${this.#pair}`);
+  }
+}
+
+/** `count` little-endian float32 values at the start of `bytes`, as an array of their own when the platform or alignment requires it. */
+function floats(bytes: Uint8Array, count: number): Float32Array {
+  if (littleEndian && bytes.byteOffset % 4 === 0) return new Float32Array(bytes.buffer, bytes.byteOffset, count);
+  const out = new Float32Array(count);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let i = 0; i < count; i++) out[i] = view.getFloat32(4 * i, true);
+  return out;
+}
+
+function uint16s(bytes: Uint8Array, at: number, count: number): Uint16Array {
+  if (littleEndian && (bytes.byteOffset + at) % 2 === 0) return new Uint16Array(bytes.buffer, bytes.byteOffset + at, count);
+  const out = new Uint16Array(count);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let i = 0; i < count; i++) out[i] = view.getUint16(at + 2 * i, true);
+  return out;
+}
