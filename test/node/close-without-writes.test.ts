@@ -150,8 +150,11 @@ describe("close without writes", () => {
     const path = slotPath(dir);
     const text = readFileSync(path, "utf8");
     const header = JSON.parse(text.split("\n")[0]!) as { gen: number; clock: number | null; embedder: { id: string; dim: number } };
+    // The entries as the store holds them (a v6 section keeps vectors in its block line, so read them through an export).
     const entries: EntryRecord[] = [];
-    for (const line of text.split("\n").slice(1)) if (line.startsWith('{"id":')) entries.push(entryFromJson(JSON.parse(line)));
+    const reader = await MemoryStore.open(dir, { readOnly: true });
+    for await (const line of reader.export()) if (line.startsWith('{"id":')) entries.push(entryFromJson(JSON.parse(line)));
+    await reader.close();
     entries.sort((a, b) => a.seq - b.seq);
     writeFileSync(
       path,
