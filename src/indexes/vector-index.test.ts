@@ -404,6 +404,8 @@ describe("VectorIndex sparse rows", () => {
       const dim = [4, 5, 16, 37, 256][run % 5] as number;
       const sparse = new VectorIndex(dim);
       const dense = new VectorIndex(dim, { sparse: false });
+      // Sparse until it holds more than a few dozen vectors, then dense (as a user's index past DENSE_AFTER).
+      const switching = new VectorIndex(dim, { denseAfter: 10 + run * 3 });
       const held = new Map<number, Float32Array>();
       let next = 1;
       const steps = 50 + Math.floor(random() * 400);
@@ -415,6 +417,7 @@ describe("VectorIndex sparse rows", () => {
           const v = randomVector(random, dim, density);
           sparse.add(next, v);
           dense.add(next, v);
+          switching.add(next, v);
           held.set(next++, v);
         } else if (r < 0.6) {
           const n = 1 + Math.floor(random() * 20);
@@ -427,36 +430,82 @@ describe("VectorIndex sparse rows", () => {
             docs.push(next++);
           }
           if (random() < 0.5) sparse.reserve(sparse.size + n);
+          if (random() < 0.5) switching.reserve(switching.size + n);
           sparse.addRows(docs, rows);
           dense.addRows(docs, rows);
+          switching.addRows(docs, rows);
         } else if (r < 0.85 && held.size > 0) {
           const docs = [...held.keys()];
           const doc = docs[Math.floor(random() * docs.length)] as number;
           expect(sparse.remove(doc)).toBe(true);
           expect(dense.remove(doc)).toBe(true);
+          expect(switching.remove(doc)).toBe(true);
           held.delete(doc);
         } else {
           const query = randomVector(random, dim, random() < 0.5 ? 0.3 : 1);
           const k = 1 + Math.floor(random() * 30);
           const a = { count: 0, sum: 0, sumSquares: 0 };
           const b = { count: 0, sum: 0, sumSquares: 0 };
-          expect(sparse.search(query, k, a)).toEqual(dense.search(query, k, b));
+          const c = { count: 0, sum: 0, sumSquares: 0 };
+          const expected = dense.search(query, k, b);
+          expect(sparse.search(query, k, a)).toEqual(expected);
+          expect(switching.search(query, k, c)).toEqual(expected);
           expect(a).toEqual(b);
-          for (const doc of [...held.keys()].slice(0, 20)) expect(sparse.score(doc, query)).toBe(dense.score(doc, query));
+          expect(c).toEqual(b);
+          for (const doc of [...held.keys()].slice(0, 20)) {
+            expect(sparse.score(doc, query)).toBe(dense.score(doc, query));
+            expect(switching.score(doc, query)).toBe(dense.score(doc, query));
+          }
         }
         // Trimming (as after a bulk build) changes no answer.
         if (random() < 0.05) sparse.trim();
+        if (random() < 0.05) switching.trim();
         expect(sparse.size).toBe(held.size);
+        expect(switching.size).toBe(held.size);
       }
       for (const [doc, v] of held) {
         expect(sparse.vector(doc)).toEqual(v);
         expect(dense.vector(doc)).toEqual(v);
+        expect(switching.vector(doc)).toEqual(v);
+        // holds() is what lets a record read its vector from the index: the same answer in every layout.
+        expect(switching.holds(doc, v)).toBe(sparse.holds(doc, v));
       }
+      // Past its threshold the switching index holds no pairs: its bytes are the dense rows only.
+      if (held.size > 10 + run * 3 && switching.size > 0) expect(switching.byteLength).toBeGreaterThanOrEqual(switching.size * dim * 4);
       const query = randomVector(random, dim, 1);
       expect(sparse.search(query, held.size + 1)).toEqual(rowMajorScan(held, dim, query, held.size + 1));
       expect(sparse.remove(0)).toBe(false);
       expect(sparse.vector(0)).toBeUndefined();
     }
+  });
+
+  it("trim gives back the dense rows' room to grow (whole blocks) and answers the same, before and after more adds", () => {
+    const random = seededRandom(77);
+    const dim = 8;
+    const trimmed = new VectorIndex(dim, { sparse: false });
+    const plain = new VectorIndex(dim, { sparse: false });
+    const add = (doc: number): void => {
+      const v = randomVector(random, dim, 1);
+      trimmed.add(doc, v);
+      plain.add(doc, v);
+    };
+    for (let doc = 1; doc <= 2100; doc++) add(doc);
+    const before = trimmed.byteLength;
+    trimmed.trim();
+    // 2,100 vectors take 3 blocks of 1,024 rows, where the doublings had reached 4,096 rows.
+    expect(trimmed.byteLength).toBe(3 * 1024 * dim * 4);
+    expect(trimmed.byteLength).toBeLessThan(before);
+    const check = (): void => {
+      for (let q = 0; q < 5; q++) {
+        const query = randomVector(random, dim, 1);
+        expect(trimmed.search(query, 50)).toEqual(plain.search(query, 50));
+      }
+    };
+    check();
+    for (let doc = 2101; doc <= 3300; doc++) add(doc);
+    for (let doc = 1; doc <= 3300; doc += 7) expect(trimmed.remove(doc)).toBe(plain.remove(doc));
+    check();
+    for (let doc = 2; doc <= 3300; doc += 97) expect(trimmed.vector(doc)).toEqual(plain.vector(doc));
   });
 
   it("keeps a hashing-embedder vector in about a fifth of a dense row's bytes", async () => {

@@ -48,6 +48,15 @@ const SPARSE_FRACTION = 4;
 const SPARSE_MAX_DIM = 65536;
 
 /**
+ * Past this many vectors an index keeps every vector dense, and turns the sparse ones it holds into
+ * dense rows once. The sparse scan reads each vector's pairs, about 2.5× the CPU of the dense scan,
+ * which reads only the query's components (bench/vector-scan.ts): under ~4k vectors that is a
+ * fraction of a millisecond and the pairs save ~1 KiB per vector; a user with more memories keeps
+ * the faster scan. Scores are the same in both layouts, so the switch changes no answer.
+ */
+const DENSE_AFTER = 4096;
+
+/**
  * Brute-force (exact) nearest neighbours for one user shard.
  *
  * Vectors must be L2-normalised, so cosine similarity is a dot product. All vectors live in one
@@ -80,15 +89,17 @@ export class VectorIndex {
   #slots = new Map<number, number>();
   /** The vectors kept sparse. */
   readonly #sparse: SparseRows;
-  /** Most non-zero components of a vector kept sparse (−1: none is). */
-  readonly #sparseLimit: number;
+  /** Most non-zero components of a vector kept sparse (−1: none is, from the start or since the index grew past `#denseAfter`). */
+  #sparseLimit: number;
+  /** Vectors past which every vector is kept dense (DENSE_AFTER; tests pass a smaller one). */
+  readonly #denseAfter: number;
   /** Capacity a {@link reserve} asked for, taken at the first growth of the dense rows (none while every vector is sparse). */
   #reserved = 0;
   /** Partial sums of {@link score}, reused. */
   readonly #scoreSums = new Float64Array(4);
 
-  /** `sparse`: false keeps every vector dense (tests compare the two layouts). */
-  constructor(dim: number, options?: { sparse?: boolean }) {
+  /** `sparse`: false keeps every vector dense (tests compare the two layouts); `denseAfter`: see DENSE_AFTER (for tests). */
+  constructor(dim: number, options?: { sparse?: boolean; denseAfter?: number }) {
     if (!Number.isInteger(dim) || dim < 1) {
       throw invalidArgument(`VectorIndex: dim must be a positive integer, got ${String(dim)}.`);
     }
@@ -99,6 +110,24 @@ export class VectorIndex {
     this.#data = new Float32Array(0);
     this.#sparse = new SparseRows(dim);
     this.#sparseLimit = options?.sparse === false || dim > SPARSE_MAX_DIM ? -1 : Math.floor(dim / SPARSE_FRACTION);
+    this.#denseAfter = options?.denseAfter ?? DENSE_AFTER;
+  }
+
+  /** Keeps every vector dense from now on when the index will hold more than `#denseAfter`: the sparse ones move to dense rows. */
+  #denseBeyond(size: number): void {
+    if (this.#sparseLimit < 0 || size <= this.#denseAfter) return;
+    this.#sparseLimit = -1;
+    const sparse = this.#sparse;
+    const n = sparse.size;
+    if (n === 0) return;
+    const dim = this.dim;
+    const docs = sparse.docs.slice();
+    const rows = new Float32Array(n * dim);
+    for (let s = 0; s < n; s++) sparse.copyInto(s, rows, s * dim);
+    // From the last slot down, so no removal moves another slot.
+    for (let s = n - 1; s >= 0; s--) sparse.remove(s);
+    sparse.trim();
+    this.#appendDense(docs, rows, null);
   }
 
   /** Number of vectors held. */
@@ -177,6 +206,7 @@ export class VectorIndex {
     }
     const problem = checkVector(vector, this.dim);
     if (problem !== null) throw invalidArgument(`VectorIndex.add: the vector of doc ${doc} ${problem}.`);
+    this.#denseBeyond(this.size + 1);
     const count = this.#sparseCount(vector, 0);
     if (count >= 0) {
       this.#slots.set(doc, ~this.#sparse.add(doc, vector, 0, count));
@@ -200,6 +230,7 @@ export class VectorIndex {
   reserve(count: number): void {
     // Taken when the first dense vector comes: sparse vectors need no dense rows.
     this.#reserved = Math.max(this.#reserved, count);
+    this.#denseBeyond(count);
   }
 
   /** Makes room for `count` dense rows, at the capacity the doublings would reach. */
@@ -233,6 +264,7 @@ export class VectorIndex {
           throw invalidArgument(`VectorIndex.addRows: the vector of doc ${doc} has a non-finite value (${rows[c]}) at index ${c - i * dim}.`);
       }
     }
+    this.#denseBeyond(this.size + n);
     // Sparse rows go to their own store; the dense ones are written as a block.
     const dense: number[] = [];
     for (let i = 0; i < n; i++) {
@@ -240,28 +272,45 @@ export class VectorIndex {
       if (count < 0) dense.push(i);
       else this.#slots.set(docs[i] as number, ~this.#sparse.add(docs[i] as number, rows, i * dim, count));
     }
-    const m = dense.length;
-    if (m === 0) return;
+    if (dense.length > 0) this.#appendDense(docs, rows, dense);
+  }
+
+  /** Writes the vectors `which` (indexes into `docs`; null: all) of `rows` as new dense rows, block by block. */
+  #appendDense(docs: readonly number[], rows: Float32Array, which: readonly number[] | null): void {
+    const dim = this.dim;
+    const m = which === null ? docs.length : which.length;
     const first = this.#docs.length;
     this.#reserveDense(Math.max(first + m, this.#reserved));
     const data = this.#data;
     const width = this.#width;
     const starts = new Int32Array(m);
-    for (let j = 0; j < m; j++) starts[j] = this.#first(first + j);
+    const from = new Int32Array(m);
+    for (let j = 0; j < m; j++) {
+      starts[j] = this.#first(first + j);
+      from[j] = (which === null ? j : (which[j] as number)) * dim;
+    }
     for (let c = 0; c < dim; c++) {
       const run = c * width;
-      for (let j = 0; j < m; j++) data[(starts[j] as number) + run] = rows[(dense[j] as number) * dim + c] as number;
+      for (let j = 0; j < m; j++) data[(starts[j] as number) + run] = rows[(from[j] as number) + c] as number;
     }
     for (let j = 0; j < m; j++) {
-      const doc = docs[dense[j] as number] as number;
+      const doc = docs[which === null ? j : (which[j] as number)] as number;
       this.#docs.push(doc);
       this.#slots.set(doc, first + j);
     }
   }
 
-  /** Gives back the sparse store's room to grow: for after a bulk build, when no add may follow for long (a user's indexes just built). */
+  /**
+   * Gives back the room to grow: for after a bulk build, when no add may follow for long (a user's indexes
+   * just built). Dense rows keep whole blocks (their layout does not change); a later add doubles again.
+   */
   trim(): void {
     this.#sparse.trim();
+    if (this.#capacity <= BLOCK) return;
+    const capacity = Math.max(BLOCK, Math.ceil(this.#docs.length / BLOCK) * BLOCK);
+    if (capacity >= this.#capacity) return;
+    this.#data = this.#data.slice(0, capacity * this.dim);
+    this.#capacity = capacity;
   }
 
   /** Removes the vector of `doc`; false when it was not there. O(dim). */
