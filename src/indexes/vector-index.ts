@@ -233,10 +233,15 @@ export class VectorIndex {
     this.#denseBeyond(count);
   }
 
-  /** Makes room for `count` dense rows, at the capacity the doublings would reach. */
+  /**
+   * Makes room for `count` dense rows: doubling up to a block (the one block's width is its capacity, so
+   * the layout is the one single adds reach), then by an eighth in whole blocks (any number of whole
+   * blocks has the same layout): a large user's first add after a trimmed build copies its rows once
+   * into an eighth more room, not into twice its size.
+   */
   #reserveDense(count: number): void {
     let capacity = Math.max(this.#capacity, INITIAL_CAPACITY);
-    while (capacity < count) capacity *= 2;
+    while (capacity < count) capacity = capacity < BLOCK ? capacity * 2 : capacity + BLOCK * Math.max(1, Math.ceil(capacity / BLOCK / 8));
     if (capacity > this.#capacity) this.#grow(capacity);
   }
 
@@ -301,16 +306,12 @@ export class VectorIndex {
   }
 
   /**
-   * Gives back the room to grow: for after a bulk build, when no add may follow for long (a user's indexes
-   * just built). Dense rows keep whole blocks (their layout does not change); a later add doubles again.
+   * Gives back the sparse store's room to grow: for after a bulk build, when no add may follow for long (a
+   * user's indexes just built). Dense rows keep theirs: past a few blocks it is at most an eighth
+   * (`#reserveDense`), and giving it back would make the user's next add copy every row.
    */
   trim(): void {
     this.#sparse.trim();
-    if (this.#capacity <= BLOCK) return;
-    const capacity = Math.max(BLOCK, Math.ceil(this.#docs.length / BLOCK) * BLOCK);
-    if (capacity >= this.#capacity) return;
-    this.#data = this.#data.slice(0, capacity * this.dim);
-    this.#capacity = capacity;
   }
 
   /** Removes the vector of `doc`; false when it was not there. O(dim). */
