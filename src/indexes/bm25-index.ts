@@ -194,23 +194,7 @@ export class Bm25Index {
         else postings.codes.set(slot, 1);
       }
     }
-    record.length = length;
-    for (let i = 0; i < record.postings.length; i++) {
-      const postings = record.postings[i] as Postings;
-      const ratio = length / (postings.tfs[record.positions[i] as number] as number);
-      if (ratio < postings.minRatio) postings.minRatio = ratio;
-    }
-    if (this.#slotInfo.length < 2 * (slot + 1)) {
-      // Grow by half: adds come one at a time.
-      const info = new Int32Array(Math.max(64, 2 * (slot + 1), this.#slotInfo.length + (this.#slotInfo.length >> 1)));
-      info.set(this.#slotInfo);
-      this.#slotInfo = info;
-    }
-    this.#slotInfo[2 * slot] = 0;
-    this.#slotInfo[2 * slot + 1] = length;
-    this.#records.push(record);
-    this.#slotOf.set(doc, slot);
-    this.#totalLength += length;
+    this.#place(record, slot, length);
   }
 
   /**
@@ -266,7 +250,11 @@ export class Bm25Index {
         else postings.codes.set(slot, tf);
       }
     }
-    // As add ends.
+    this.#place(record, slot, length);
+  }
+
+  /** The end of {@link add} and {@link addCounted}: the document's length, its terms' ratio bounds, and its slot. */
+  #place(record: DocRecord, slot: number, length: number): void {
     record.length = length;
     for (let i = 0; i < record.postings.length; i++) {
       const postings = record.postings[i] as Postings;
@@ -274,6 +262,7 @@ export class Bm25Index {
       if (ratio < postings.minRatio) postings.minRatio = ratio;
     }
     if (this.#slotInfo.length < 2 * (slot + 1)) {
+      // Grow by half: adds come one at a time.
       const info = new Int32Array(Math.max(64, 2 * (slot + 1), this.#slotInfo.length + (this.#slotInfo.length >> 1)));
       info.set(this.#slotInfo);
       this.#slotInfo = info;
@@ -281,7 +270,7 @@ export class Bm25Index {
     this.#slotInfo[2 * slot] = 0;
     this.#slotInfo[2 * slot + 1] = length;
     this.#records.push(record);
-    this.#slotOf.set(doc, slot);
+    this.#slotOf.set(record.doc, slot);
     this.#totalLength += length;
   }
 

@@ -35,7 +35,7 @@ import {
 } from "./schema.ts";
 import { createOwnedPool, describeConnectionString, describePool, type OwnedPool } from "./connection.ts";
 import { ioFailure, isConnectionError, isRetryableConflict, neverSent, redact, sqlState } from "./sql-errors.ts";
-import { countEntries, countUsers } from "./store-counts.ts";
+import { STATUS_COUNTS, countEntries, countUsers, userSummaryOfRow } from "./store-counts.ts";
 
 /** Options of {@link PostgresBackend}: exactly one of `client`, `pool` or `connectionString`. */
 export interface PostgresBackendOptions {
@@ -1214,7 +1214,6 @@ export class PostgresBackend implements PersistenceBackend, UserLoading, SharedW
 
   /** Per user, counts by status, the largest updatedAt and the largest seq stored or named by an id (see user-catalog.ts), in one snapshot. */
   async #readCatalog(): Promise<{ users: CatalogUser[] }> {
-    const counts = ENTRY_STATUSES.map((s) => `count(*) FILTER (WHERE status = '${s}') AS "${s}"`).join(", ");
     const rows = await this.#run("load (the catalog of users)", (db) =>
       db.transaction(async (tx) => {
         await tx.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
@@ -1222,26 +1221,16 @@ export class PostgresBackend implements PersistenceBackend, UserLoading, SharedW
         this.#versions = await this.#userVersions(tx);
         // An id of moomem's shape names a seq in its first 12 hex digits (user-catalog.ts, seqNamedById).
         return tx.query(
-          `SELECT user_id, count(*) AS total, ${counts}, max(updated_at) AS last_write_at, max(seq) AS max_seq,
+          `SELECT user_id, count(*) AS total, ${STATUS_COUNTS}, max(updated_at) AS last_write_at, max(seq) AS max_seq,
              max(CASE WHEN id ~ '^[0-9a-f]{12}-[0-9a-f]{4}$' THEN ('x' || lpad(left(id, 12), 16, '0'))::bit(64)::bigint END) AS named_seq
            FROM ${this.#s}.entries GROUP BY user_id`,
         );
       }),
     );
-    const users = rows.map((row): CatalogUser => {
-      const user: CatalogUser = {
-        userId: String(row["user_id"]),
-        total: Number(numeric(row["total"])),
-        active: 0,
-        superseded: 0,
-        deleted: 0,
-        unstructured: 0,
-        lastWriteAt: Number(numeric(row["last_write_at"])),
-        maxSeq: Math.max(Number(numeric(row["max_seq"])), Number(numeric(row["named_seq"] ?? 0))),
-      };
-      for (const s of ENTRY_STATUSES) user[s] = Number(numeric(row[s]));
-      return user;
-    });
+    const users = rows.map((row): CatalogUser => ({
+      ...userSummaryOfRow(row),
+      maxSeq: Math.max(Number(numeric(row["max_seq"])), Number(numeric(row["named_seq"] ?? 0))),
+    }));
     return { users };
   }
 

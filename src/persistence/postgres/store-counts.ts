@@ -3,10 +3,26 @@
 import type { StoreCounts } from "../backend.ts";
 import type { UserSummary } from "../../types.ts";
 import { ENTRY_STATUSES } from "../../types.ts";
-import type { SqlQueryable } from "./sql-client.ts";
+import type { SqlQueryable, SqlRow } from "./sql-client.ts";
 import { numeric } from "./row-codec.ts";
 
-const STATUS_COUNTS = ENTRY_STATUSES.map((s) => `count(*) FILTER (WHERE status = '${s}') AS "${s}"`).join(", ");
+/** The select-list items counting a group's entries per status, one column named after each status. */
+export const STATUS_COUNTS = ENTRY_STATUSES.map((s) => `count(*) FILTER (WHERE status = '${s}') AS "${s}"`).join(", ");
+
+/** A user's summary from a row grouped by user with `total`, {@link STATUS_COUNTS} and `last_write_at`. */
+export function userSummaryOfRow(row: SqlRow): UserSummary {
+  const summary: UserSummary = {
+    userId: String(row["user_id"]),
+    total: Number(numeric(row["total"])),
+    active: 0,
+    superseded: 0,
+    deleted: 0,
+    unstructured: 0,
+    lastWriteAt: Number(numeric(row["last_write_at"])),
+  };
+  for (const status of ENTRY_STATUSES) summary[status] = Number(numeric(row[status]));
+  return summary;
+}
 
 /**
  * Every user with at least one entry, with counts per status and the largest `updated_at`, sorted by user id:
@@ -18,19 +34,7 @@ export async function countUsers(db: SqlQueryable, s: string): Promise<UserSumma
     `SELECT user_id, count(*) AS total, ${STATUS_COUNTS}, max(updated_at) AS last_write_at
      FROM ${s}.entries GROUP BY user_id`,
   );
-  const users = rows.map((row) => {
-    const summary: UserSummary = {
-      userId: String(row["user_id"]),
-      total: Number(numeric(row["total"])),
-      active: 0,
-      superseded: 0,
-      deleted: 0,
-      unstructured: 0,
-      lastWriteAt: Number(numeric(row["last_write_at"])),
-    };
-    for (const status of ENTRY_STATUSES) summary[status] = Number(numeric(row[status]));
-    return summary;
-  });
+  const users = rows.map(userSummaryOfRow);
   // Sorted as the store sorts (UTF-16 code units), which no SQL collation matches for every character.
   return users.sort((a, b) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0));
 }
