@@ -9,53 +9,8 @@
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { EntryRecord } from "../src/types.ts";
 import { MemoryStore } from "../src/node.ts";
-import { FileBackend } from "../src/persistence/file/file-backend.ts";
-import { HashingEmbedder } from "../src/embedding/hashing-embedder.ts";
-import { makeEntryId } from "../src/state/ids.ts";
-
-const VOCAB = ["coffee", "peanuts", "Berlin", "nurse", "violin", "daughter", "hiking", "vegetarian", "Tuesday", "meeting", "allergic", "tea"];
-
-function text(i: number): string {
-  const words: string[] = [];
-  let x = (i * 2654435761) >>> 0;
-  for (let k = 0; k < 12; k++) {
-    x = (x * 1103515245 + 12345) >>> 0;
-    words.push(VOCAB[(x >>> 8) % VOCAB.length]!);
-  }
-  return `fact ${i}: ${words.join(" ")}`;
-}
-
-async function build(dir: string, entries: number, users: number): Promise<void> {
-  const embedder = new HashingEmbedder();
-  const backend = new FileBackend(dir, { sync: "none" });
-  await backend.openCatalog();
-  for (let start = 0; start < entries; start += 512) {
-    const texts: string[] = [];
-    for (let i = start; i < Math.min(entries, start + 512); i++) texts.push(text(i));
-    const vectors = await embedder.embed(texts);
-    const batch: EntryRecord[] = texts.map((content, k) => {
-      const seq = start + k + 1;
-      return {
-        id: makeEntryId(seq),
-        userId: `user-${seq % users}`,
-        content,
-        kind: "fact",
-        status: "active",
-        createdAt: 1_700_000_000_000 + seq,
-        updatedAt: 1_700_000_000_000 + seq,
-        seq,
-        metadata: {},
-        lifecycle: { extractor: "patterns" },
-        embedding: vectors[k]!,
-      };
-    });
-    await backend.append([{ entries: batch }]);
-  }
-  await backend.compactStored({ id: embedder.id, dim: embedder.dim });
-  await backend.close();
-}
+import { buildSyntheticStore } from "./synthetic-store.ts";
 
 /** Data files (lock files left out) with size and mtime. */
 function files(dir: string): string {
@@ -101,7 +56,7 @@ const entries = Number(process.argv[2] ?? 100_000);
 const users = Number(process.argv[3] ?? 1);
 const dir = mkdtempSync(join(tmpdir(), "moomem-close-bench-"));
 try {
-  await build(dir, entries, users);
+  await buildSyntheticStore(dir, entries, users);
   console.log(`${entries} entries over ${users} user(s); snapshot ${(snapshotBytes(dir) / 1e6).toFixed(1)} MB`);
   for (const [label, write] of [
     ["open → recall → close", false],

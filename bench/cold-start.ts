@@ -21,8 +21,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { EntryRecord } from "../src/types.ts";
 import { groupedBarChart } from "../eval/svg-chart.ts";
+import { buildSyntheticStore } from "./synthetic-store.ts";
 
 const here = fileURLToPath(new URL("..", import.meta.url));
 
@@ -35,57 +35,8 @@ interface Measure {
   openAndFirstRecallMs: number;
 }
 
-const VOCAB = ["coffee", "peanuts", "Berlin", "nurse", "violin", "daughter", "hiking", "vegetarian", "Tuesday", "meeting", "allergic", "tea", "Shanghai"];
-
-function text(i: number): string {
-  const words: string[] = [];
-  let x = (i * 2654435761) >>> 0;
-  for (let k = 0; k < 12; k++) {
-    x = (x * 1103515245 + 12345) >>> 0;
-    words.push(VOCAB[(x >>> 8) % VOCAB.length]!);
-  }
-  return `fact ${i}: ${words.join(" ")}`;
-}
-
 /** Users kept in memory by the every-user workload. */
 const BOUND = 100;
-
-async function build(dir: string, entries: number, users: number): Promise<void> {
-  const { FileBackend } = await import("../src/persistence/file/file-backend.ts");
-  const { HashingEmbedder } = await import("../src/embedding/hashing-embedder.ts");
-  const { makeEntryId } = await import("../src/state/ids.ts");
-  const embedder = new HashingEmbedder();
-  const identity = { id: embedder.id, dim: embedder.dim };
-  const backend = new FileBackend(dir, { sync: "none" });
-  // Opened as a store that loads users when asked: compactStored folds the journal into the snapshot from the
-  // files, so a million entries are never all in memory at once.
-  await backend.openCatalog();
-  for (let start = 0; start < entries; start += 512) {
-    const texts: string[] = [];
-    for (let i = start; i < Math.min(entries, start + 512); i++) texts.push(text(i));
-    const vectors = await embedder.embed(texts);
-    const batch: EntryRecord[] = texts.map((content, k) => {
-      const seq = start + k + 1;
-      return {
-        id: makeEntryId(seq),
-        userId: `user-${seq % users}`,
-        content,
-        kind: "fact",
-        status: "active",
-        createdAt: 1_700_000_000_000 + seq,
-        updatedAt: 1_700_000_000_000 + seq,
-        seq,
-        metadata: {},
-        lifecycle: { extractor: "patterns" },
-        embedding: vectors[k]!,
-      };
-    });
-    await backend.append([{ entries: batch }]);
-    if ((start + 512) % 102_400 === 0) await backend.compactStored(identity);
-  }
-  await backend.compactStored(identity);
-  await backend.close();
-}
 
 interface Touch {
   users: number;
@@ -211,7 +162,7 @@ async function main(): Promise<void> {
   if (argv[0] === "--build") {
     // Only writes the store (e.g. to profile a first load: `--build DIR 100000 1`, then `--measure . DIR 1` under `node --cpu-prof`).
     const [, dir, entries, users] = argv;
-    await build(dir!, Number(entries), Number(users));
+    await buildSyntheticStore(dir!, Number(entries), Number(users));
     return;
   }
   if (argv[0] === "--touch") {
@@ -229,7 +180,7 @@ async function main(): Promise<void> {
   try {
     const dir = join(base, "store");
     const t = performance.now();
-    await build(dir, entries, users);
+    await buildSyntheticStore(dir, entries, users);
     console.log(`built ${entries} entries over ${users} users in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     const trees: [string, string][] = [["this checkout", here]];
     if (other !== undefined) trees.unshift(["other checkout", other]);
