@@ -3,6 +3,7 @@
 import { invalidArgument } from "../../errors.ts";
 import type { SqlClient } from "./sql-client.ts";
 import { DEFAULT_SCHEMA, quoteSchema, schemaVersion } from "./schema.ts";
+import { ioFailure } from "./sql-errors.ts";
 
 /** The setting a transaction names its user with: `SELECT set_config('moomem.user_id', $1, true)` (true: until the transaction ends). */
 export const USER_SETTING = "moomem.user_id";
@@ -69,17 +70,36 @@ export async function enableRowLevelSecurity(client: SqlClient, options: RowLeve
   const s = quoteSchema(schema);
   const roles = roleList(options.roles, "roles");
   const service = options.moomemRoles === undefined ? null : roleList(options.moomemRoles, "moomemRoles");
-  if ((await schemaVersion(client, schema)) === 0) {
+  let version: number;
+  try {
+    version = await schemaVersion(client, schema);
+  } catch (error) {
+    throw ioFailure(`enableRowLevelSecurity: reading the version of schema ${s} failed`, error, []);
+  }
+  if (version === 0) {
     throw invalidArgument(`enableRowLevelSecurity: schema ${s} holds no moomem store; run the migrations first (migrate(), or open it once writable)`);
   }
   const mine = `user_id = current_setting('${USER_SETTING}', true) AND current_setting('${USER_SETTING}', true) <> ''`;
-  await client.transaction(async (tx) => {
-    for (const table of USER_TABLES) {
-      await tx.query(`ALTER TABLE ${s}.${table} ENABLE ROW LEVEL SECURITY`);
-      await tx.query(`DROP POLICY IF EXISTS ${POLICY} ON ${s}.${table}`);
-      await tx.query(`CREATE POLICY ${POLICY} ON ${s}.${table} TO ${roles} USING (${mine}) WITH CHECK (${mine})`);
-      await tx.query(`DROP POLICY IF EXISTS ${SERVICE_POLICY} ON ${s}.${table}`);
-      if (service !== null) await tx.query(`CREATE POLICY ${SERVICE_POLICY} ON ${s}.${table} TO ${service} USING (true) WITH CHECK (true)`);
-    }
-  });
+  await setUp(
+    client,
+    async (tx) => {
+      for (const table of USER_TABLES) {
+        await tx.query(`ALTER TABLE ${s}.${table} ENABLE ROW LEVEL SECURITY`);
+        await tx.query(`DROP POLICY IF EXISTS ${POLICY} ON ${s}.${table}`);
+        await tx.query(`CREATE POLICY ${POLICY} ON ${s}.${table} TO ${roles} USING (${mine}) WITH CHECK (${mine})`);
+        await tx.query(`DROP POLICY IF EXISTS ${SERVICE_POLICY} ON ${s}.${table}`);
+        if (service !== null) await tx.query(`CREATE POLICY ${SERVICE_POLICY} ON ${s}.${table} TO ${service} USING (true) WITH CHECK (true)`);
+      }
+    },
+    s,
+  );
+}
+
+/** The policies in one transaction; a refusal (a role that does not exist, a user who does not own the tables) is `IO_FAILURE` naming it, and nothing changed. */
+async function setUp(client: SqlClient, body: Parameters<SqlClient["transaction"]>[0], s: string): Promise<void> {
+  try {
+    await client.transaction(body);
+  } catch (error) {
+    throw ioFailure(`enableRowLevelSecurity: setting up the policies on schema ${s} failed and nothing changed`, error, []);
+  }
 }

@@ -108,5 +108,15 @@ describe("row-level security", () => {
     await rejectsWith(enableRowLevelSecurity(client, { roles: [] }), "INVALID_ARGUMENT");
     await rejectsWith(enableRowLevelSecurity(client, { schema: "x;y", roles: "a" }), "INVALID_ARGUMENT");
     await rejectsWith(enableRowLevelSecurity(client, { schema: freshSchema(), roles: "support_app" }), "INVALID_ARGUMENT");
+    // A role the server does not know: the database refuses the policy, the caller gets IO_FAILURE naming it, and no
+    // table of the store has row security turned on.
+    const schema = freshSchema();
+    const mem = await MemoryStore.open("pg", { backend: new PostgresBackend({ pool: db.pool, schema }) });
+    await mem.add("ann", "I live in Berlin");
+    await mem.close();
+    const error = await rejectsWith(enableRowLevelSecurity(client, { schema, roles: "no_such_role_here" }), "IO_FAILURE");
+    expect(error.message).toContain("no_such_role_here");
+    const { rows } = await db.pool.query("SELECT relname FROM pg_class WHERE relnamespace = $1::regnamespace AND relrowsecurity", [schema]);
+    expect(rows).toEqual([]);
   });
 });
