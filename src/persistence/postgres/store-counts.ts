@@ -7,7 +7,7 @@ import type { SqlQueryable, SqlRow } from "./sql-client.ts";
 import { numeric } from "./row-codec.ts";
 
 /** The select-list items counting a group's entries per status, one column named after each status. */
-export const STATUS_COUNTS = ENTRY_STATUSES.map((s) => `count(*) FILTER (WHERE status = '${s}') AS "${s}"`).join(", ");
+export const STATUS_COUNTS: string = ENTRY_STATUSES.map((s) => `count(*) FILTER (WHERE status = '${s}') AS "${s}"`).join(", ");
 
 /** A user's summary from a row grouped by user with `total`, {@link STATUS_COUNTS} and `last_write_at`. */
 export function userSummaryOfRow(row: SqlRow): UserSummary {
