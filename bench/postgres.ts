@@ -25,7 +25,7 @@ import { PostgresBackend } from "../src/postgres.ts";
 import type { PersistenceBackend } from "../src/persistence/backend.ts";
 import { startCluster } from "../test/node/postgres/cluster.ts";
 
-const FLAGS = new Set(process.argv.slice(2).filter((a) => a === "--durable" || a === "--prepare"));
+const FLAGS = new Set<string>(process.argv.slice(2).filter((a) => a === "--durable" || a === "--prepare"));
 const ARGS = process.argv.slice(2).filter((a) => !FLAGS.has(a));
 const SIZES = (ARGS[0] ?? "1000,10000").split(",").map(Number);
 const RUNS = Number(ARGS[1] ?? 7);
