@@ -117,6 +117,34 @@ function serverCpuMs(dataDir: string): number {
   return total;
 }
 
+/** The postmaster's live child processes (its backends and helpers). */
+function serverChildren(dataDir: string): number {
+  const postmaster = readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")[0];
+  let n = 0;
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (
+        readFileSync(`/proc/${pid}/stat`, "utf8")
+          .replace(/^.*\) /, "")
+          .split(" ")[1] === postmaster
+      )
+        n++;
+    } catch {
+      // Ended meanwhile.
+    }
+  }
+  return n;
+}
+
+/**
+ * Waits (up to 10 s) until the backends of connections closed since `before` was counted are gone: an exited backend
+ * the postmaster has not reaped yet is in neither its live children nor its reaped total, so its CPU would be missed.
+ */
+async function backendsGone(dataDir: string, before: number): Promise<void> {
+  for (let waited = 0; waited < 10_000 && serverChildren(dataDir) > before; waited += 20) await new Promise((r) => setTimeout(r, 20));
+}
+
 async function timed(fn: () => Promise<void>): Promise<number> {
   const t = performance.now();
   await fn();
@@ -303,6 +331,7 @@ try {
       const schema = `adders_${processes}`;
       const setup = await MemoryStore.open("pg", { embedder, backend: new PostgresBackend({ pool, schema }) });
       await setup.close();
+      const childrenBefore = serverChildren(cluster.dataDir);
       const serverBefore = serverCpuMs(cluster.dataDir);
       const runs = await Promise.all(
         Array.from(
@@ -322,6 +351,7 @@ try {
             }),
         ),
       );
+      await backendsGone(cluster.dataDir, childrenBefore);
       const wall = Math.max(...runs.map((r) => r.ended)) - Math.min(...runs.map((r) => r.started));
       const adds = runs.reduce((n, r) => n + r.adds, 0);
       const rate = (adds * 1000) / wall;
