@@ -4,9 +4,11 @@
 // and N processes adding at once (offline pipeline), 1 against 4 (several app servers writing one store).
 //
 // Run: npx tsx bench/postgres.ts [sizes, e.g. 1000,10000, or none] [runs, default 7] [large store, e.g. 100000x1000, or none]
-//        [processes, e.g. 1,4, or none] [adds per process, default 400]
+//        [processes, e.g. 1,4, or none] [adds per process, default 400] [--durable] [--prepare]
 // Needs the PostgreSQL server binaries (Debian: apt-get install postgresql; or MOOMEM_PG_BIN). As root, the server
-// runs as `nobody`. The cluster runs with fsync=off (test/node/postgres/cluster.ts): reads are what is measured here.
+// runs as `nobody`. The cluster runs with fsync=off as the tests' does (test/node/postgres/cluster.ts), or with
+// `--durable` with PostgreSQL's durable defaults (fsync on, synchronous_commit on: each commit waits for the disk),
+// what a deployment runs. `--prepare`: the backends send named prepared statements (`prepareStatements: true`).
 // Prints medians (p50) of `runs` runs; each open is a new store object, so nothing is cached in the process.
 
 import { spawn } from "node:child_process";
@@ -23,11 +25,15 @@ import { PostgresBackend } from "../src/postgres.ts";
 import type { PersistenceBackend } from "../src/persistence/backend.ts";
 import { startCluster } from "../test/node/postgres/cluster.ts";
 
-const SIZES = (process.argv[2] ?? "1000,10000").split(",").map(Number);
-const RUNS = Number(process.argv[3] ?? 7);
-const LARGE = process.argv[4] ?? "100000x1000";
-const PROCESSES = (process.argv[5] ?? "1,4").split(",").map(Number);
-const ADDS = Number(process.argv[6] ?? 400);
+const FLAGS = new Set<string>(process.argv.slice(2).filter((a) => a === "--durable" || a === "--prepare"));
+const ARGS = process.argv.slice(2).filter((a) => !FLAGS.has(a));
+const SIZES = (ARGS[0] ?? "1000,10000").split(",").map(Number);
+const RUNS = Number(ARGS[1] ?? 7);
+const LARGE = ARGS[2] ?? "100000x1000";
+const PROCESSES = (ARGS[3] ?? "1,4").split(",").map(Number);
+const ADDS = Number(ARGS[4] ?? 400);
+const DURABLE = FLAGS.has("--durable");
+const PREPARE = FLAGS.has("--prepare");
 /** Users the open/recall stores spread their entries over (so a user holds n / USERS entries). */
 const USERS = 100;
 const embedder = new HashingEmbedder();
@@ -111,6 +117,34 @@ function serverCpuMs(dataDir: string): number {
   return total;
 }
 
+/** The postmaster's live child processes (its backends and helpers). */
+function serverChildren(dataDir: string): number {
+  const postmaster = readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")[0];
+  let n = 0;
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (
+        readFileSync(`/proc/${pid}/stat`, "utf8")
+          .replace(/^.*\) /, "")
+          .split(" ")[1] === postmaster
+      )
+        n++;
+    } catch {
+      // Ended meanwhile.
+    }
+  }
+  return n;
+}
+
+/**
+ * Waits (up to 10 s) until the backends of connections closed since `before` was counted are gone: an exited backend
+ * the postmaster has not reaped yet is in neither its live children nor its reaped total, so its CPU would be missed.
+ */
+async function backendsGone(dataDir: string, before: number): Promise<void> {
+  for (let waited = 0; waited < 10_000 && serverChildren(dataDir) > before; waited += 20) await new Promise((r) => setTimeout(r, 20));
+}
+
 async function timed(fn: () => Promise<void>): Promise<number> {
   const t = performance.now();
   await fn();
@@ -119,7 +153,7 @@ async function timed(fn: () => Promise<void>): Promise<number> {
 
 // A child of section 5: one process adding for its own users until done, then printing what it did.
 if (process.argv[2] === "--adder") {
-  const [url, schema, id, count] = process.argv.slice(3) as [string, string, string, string];
+  const [url, schema, id, count, prepare] = process.argv.slice(3) as [string, string, string, string, string];
   // Every statement the driver sends (pool.query goes through a client's query too), to report statements per add.
   let statements = 0;
   const clientQuery = pg.Client.prototype.query as (...args: unknown[]) => unknown;
@@ -129,7 +163,10 @@ if (process.argv[2] === "--adder") {
   };
   const adderPool = new pg.Pool({ connectionString: url, max: 4 });
   adderPool.on("error", () => undefined);
-  const mem = await MemoryStore.open("pg", { embedder: new HashingEmbedder(), backend: new PostgresBackend({ pool: adderPool, schema }) });
+  const mem = await MemoryStore.open("pg", {
+    embedder: new HashingEmbedder(),
+    backend: new PostgresBackend({ pool: adderPool, schema, prepareStatements: prepare === "prepare" }),
+  });
   const n = Number(count);
   let next = 0;
   const before = statements;
@@ -147,8 +184,11 @@ if (process.argv[2] === "--adder") {
   process.exit(0);
 }
 
-const cluster = await startCluster();
+const cluster = await startCluster({ durable: DURABLE });
 const pool = cluster.pool(4);
+console.log(
+  `cluster: ${DURABLE ? "durable (fsync on, synchronous_commit on)" : "fsync=off"}; statements ${PREPARE ? "prepared (prepareStatements)" : "unnamed"}; load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`,
+);
 const folders: string[] = [];
 try {
   // 1. loadUser of one user holding 1,000 entries, among 9,000 entries of 99 other users.
@@ -282,30 +322,36 @@ try {
   if (counts.length > 0) {
     console.log("");
     console.log(
-      `| processes adding at once | adds | wall time | adds/s | vs 1 process | client CPU per add | server CPU per add | adds per CPU-second | statements per add |`,
+      `| processes adding at once | adds | wall time | adds/s | vs 1 process | client CPU per add | server CPU per add | adds per CPU-second | statements per add | load average after |`,
     );
-    console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
     const self = fileURLToPath(import.meta.url);
     let single = 0;
     for (const processes of counts) {
       const schema = `adders_${processes}`;
       const setup = await MemoryStore.open("pg", { embedder, backend: new PostgresBackend({ pool, schema }) });
       await setup.close();
+      const childrenBefore = serverChildren(cluster.dataDir);
       const serverBefore = serverCpuMs(cluster.dataDir);
       const runs = await Promise.all(
         Array.from(
           { length: processes },
           (_, id) =>
             new Promise<{ started: number; ended: number; adds: number; cpuMs: number; statements: number }>((resolve, reject) => {
-              const child = spawn(process.execPath, ["--import", "tsx", self, "--adder", cluster.url, schema, String(id), String(ADDS)], {
-                stdio: ["ignore", "pipe", "inherit"],
-              });
+              const child = spawn(
+                process.execPath,
+                ["--import", "tsx", self, "--adder", cluster.url, schema, String(id), String(ADDS), PREPARE ? "prepare" : "unnamed"],
+                {
+                  stdio: ["ignore", "pipe", "inherit"],
+                },
+              );
               let out = "";
               child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
               child.once("close", (code) => (code === 0 ? resolve(JSON.parse(out.trim().split("\n").at(-1)!)) : reject(new Error(`adder exited ${code}`))));
             }),
         ),
       );
+      await backendsGone(cluster.dataDir, childrenBefore);
       const wall = Math.max(...runs.map((r) => r.ended)) - Math.min(...runs.map((r) => r.started));
       const adds = runs.reduce((n, r) => n + r.adds, 0);
       const rate = (adds * 1000) / wall;
@@ -314,7 +360,7 @@ try {
       const cpu = runs.reduce((n, r) => n + r.cpuMs, 0) / adds;
       const statements = runs.reduce((n, r) => n + r.statements, 0) / adds;
       console.log(
-        `| ${processes} | ${adds} | ${ms(wall)} | ${rate.toFixed(0)} | ${single === 0 ? "—" : `${(rate / single).toFixed(2)}×`} | ${ms(cpu)} | ${ms(server)} | ${(1000 / (cpu + server)).toFixed(0)} | ${statements.toFixed(2)} |`,
+        `| ${processes} | ${adds} | ${ms(wall)} | ${rate.toFixed(0)} | ${single === 0 ? "—" : `${(rate / single).toFixed(2)}×`} | ${ms(cpu)} | ${ms(server)} | ${(1000 / (cpu + server)).toFixed(0)} | ${statements.toFixed(2)} | ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")} |`,
       );
     }
   }

@@ -10,7 +10,14 @@ export {
   type UserSummary,
 } from "./persistence/postgres/postgres-backend.ts";
 export type { SqlClient, SqlQueryable, SqlRow } from "./persistence/postgres/sql-client.ts";
-export { fromPgPool, type PgPoolLike, type PgPoolClientLike, type PgQueryResultLike } from "./persistence/postgres/pg-adapter.ts";
+export {
+  fromPgPool,
+  type PgPoolLike,
+  type PgPoolClientLike,
+  type PgPoolOptions,
+  type PgQueryConfigLike,
+  type PgQueryResultLike,
+} from "./persistence/postgres/pg-adapter.ts";
 export { fromPglite, type PgliteLike, type PgliteTransactionLike, type PgliteResultLike } from "./persistence/postgres/pglite-adapter.ts";
 export { migrate, DEFAULT_SCHEMA, LATEST_SCHEMA_VERSION, POSTGRES_FORMAT_VERSION, type MigrationResult } from "./persistence/postgres/schema.ts";
 export { connectionSecrets } from "./persistence/postgres/connection.ts";

@@ -5,8 +5,11 @@ import fc from "fast-check";
 import { SimilarityJudge, type JudgeCandidate } from "./similarity-judge.ts";
 import { HashingEmbedder } from "../embedding/hashing-embedder.ts";
 import { cosine } from "../embedding/vector-math.ts";
-import { tokenize } from "../text/tokenizer.ts";
-import type { ExtractedFact } from "../types.ts";
+import { forEachToken, normalizeForDedup, tokenize } from "../text/tokenizer.ts";
+import { ENGLISH_STOP_WORDS } from "../text/stop-words.ts";
+import { AnchorComparer } from "./fact-anchors.ts";
+import { DEFAULT_LANGUAGES } from "./patterns/default-languages.ts";
+import type { ExtractedFact, Verdict } from "../types.ts";
 
 const embedder = new HashingEmbedder();
 
@@ -106,6 +109,39 @@ function referenceSimilarity(a: { content: string; embedding?: Float32Array }, b
   for (const t of x) if (y.has(t)) shared++;
   const keywordSim = x.size === 0 && y.size === 0 ? 0 : shared / (x.size + y.size - shared);
   return Math.max(vectorSim, keywordSim);
+}
+
+/** Content words (stop words left out) and CJK characters, as a set of strings: the plain way. */
+function referenceFeatures(text: string): Set<string> {
+  const out = new Set<string>();
+  forEachToken(text, (token, kind) => {
+    if ((kind === "word" && !ENGLISH_STOP_WORDS.has(token)) || kind === "cjk-char") out.add(token);
+  });
+  return out;
+}
+
+const referenceAnchors = new AnchorComparer(DEFAULT_LANGUAGES);
+
+/** The verdict the judge must give, the plain way: keys, then the reference similarity, containment by sets of strings, anchors. */
+function referenceVerdict(f: ExtractedFact & { embedding?: Float32Array }, c: JudgeCandidate, threshold: number): Verdict {
+  if (f.key !== undefined && c.key !== undefined && f.key === c.key) {
+    if (normalizeForDedup(f.content) === normalizeForDedup(c.content)) return { id: c.id, decision: "ignore", reason: `same value for key "${f.key}"` };
+    return { id: c.id, decision: "replace", reason: `new value for key "${f.key}"` };
+  }
+  const sim = referenceSimilarity(f, c);
+  const x = referenceFeatures(f.content);
+  const y = referenceFeatures(c.content);
+  const [small, large] = x.size < y.size ? [x, y] : [y, x];
+  const contains = x.size !== y.size && small.size > 0 && [...small].every((t) => large.has(t));
+  const differentKeys = f.key !== undefined && c.key !== undefined;
+  if (sim >= threshold && !differentKeys && !contains) {
+    const differ = referenceAnchors.difference(f.content, c.content);
+    if (differ.length > 0)
+      return { id: c.id, decision: "coexist", reason: `similarity ${sim.toFixed(3)} ≥ ${threshold}, but they differ in ${differ.join(", ")}` };
+    return { id: c.id, decision: "replace", reason: `similarity ${sim.toFixed(3)} ≥ ${threshold}` };
+  }
+  if (sim >= threshold - 0.15) return { id: c.id, decision: "coexist", reason: `similarity ${sim.toFixed(3)} close to ${threshold}` };
+  return { id: c.id, decision: "ignore" };
 }
 
 function entry(id: string, content: string, embedding: Float32Array | undefined, key: string | undefined): JudgeCandidate {
@@ -227,6 +263,7 @@ describe("SimilarityJudge similarity is exactly cosine-or-Jaccard", () => {
             const expected = referenceSimilarity(fact, c);
             expect(Object.is(judge.similarity(fact, c), expected), `similarity ${judge.similarity(fact, c)} vs reference ${expected}`).toBe(true);
             expect(verdicts[i]).toEqual(judge.judgeOne(fact, c));
+            expect(verdicts[i]).toEqual(referenceVerdict(fact, c, judge.threshold));
             if (fact.key === undefined || c.key === undefined) {
               const verdict = verdicts[i]!;
               expect(verdict.decision === "ignore").toBe(!(expected >= low));

@@ -52,6 +52,12 @@ export class SimilarityJudge implements ConflictJudge {
   /** Token sets of recent texts: the same neighbours come up as candidates add after add. */
   readonly #fingerprints = new BoundedMemo<number[]>(TOKEN_CACHE_SIZE, tokenFingerprints);
   /**
+   * Content-feature sets of recent texts, for {@link oneContainsTheOther}: without them each similar
+   * candidate was tokenized again per add, and those misses pushed the add's own text out of the
+   * tokenizer's memo before it was indexed.
+   */
+  readonly #features = new BoundedMemo<number[]>(TOKEN_CACHE_SIZE, contentFingerprints);
+  /**
    * `dot(v, v)` of the vectors judged so far: the store hands the same immutable record vectors add
    * after add. (So a caller that edits a vector in place after judging it must hand the judge a copy.)
    */
@@ -103,7 +109,7 @@ export class SimilarityJudge implements ConflictJudge {
     // Below the coexist band every similarity means "ignore", so there it need not be exact.
     const sim = this.#similarity(prepared, candidate, this.threshold - COEXIST_BAND);
     const differentKeys = fact.key !== undefined && candidate.key !== undefined && fact.key !== candidate.key;
-    if (sim >= this.threshold && !differentKeys && !oneContainsTheOther(fact.content, candidate.content)) {
+    if (sim >= this.threshold && !differentKeys && !oneContainsTheOther(this.#features.get(fact.content), this.#features.get(candidate.content))) {
       const differ = this.#anchors.difference(fact.content, candidate.content);
       if (differ.length > 0)
         return { id: candidate.id, decision: "coexist", reason: `similarity ${sim.toFixed(3)} ≥ ${this.threshold}, but they differ in ${differ.join(", ")}` };
@@ -267,9 +273,13 @@ function jaccardOfFingerprints(x: number[], y: number[]): number {
  */
 function tokenFingerprints(text: string): number[] {
   const out: number[] = [];
-  for (const token of new Set(tokenize(text)))
-    out.push((hashString(token, FINGERPRINT_SEED_HIGH) % 2 ** 21) * 2 ** 32 + hashString(token, FINGERPRINT_SEED_LOW));
+  for (const token of new Set(tokenize(text))) out.push(fingerprint(token));
   return out.sort(ascending);
+}
+
+/** A token's 53-bit fingerprint: two 32-bit hashes, 21 bits of one above 32 of the other. */
+function fingerprint(token: string): number {
+  return (hashString(token, FINGERPRINT_SEED_HIGH) % 2 ** 21) * 2 ** 32 + hashString(token, FINGERPRINT_SEED_LOW);
 }
 
 const ascending = (a: number, b: number): number => a - b;
@@ -277,22 +287,31 @@ const ascending = (a: number, b: number): number => a - b;
 const FINGERPRINT_SEED_HIGH = 0x6a616331;
 const FINGERPRINT_SEED_LOW = 0x6a616332;
 
-/** Content words (stop words left out) and CJK characters of a text, as a set. */
-function contentFeatures(text: string): Set<string> {
-  const out = new Set<string>();
+/**
+ * Content words (stop words left out) and CJK characters of a text, as a set of sorted fingerprints
+ * (as {@link tokenFingerprints}: distinct features, distinct fingerprints but with probability about 2^-53).
+ */
+function contentFingerprints(text: string): number[] {
+  const features = new Set<string>();
   forEachToken(text, (token, kind) => {
-    if ((kind === "word" && !ENGLISH_STOP_WORDS.has(token)) || kind === "cjk-char") out.add(token);
+    if ((kind === "word" && !ENGLISH_STOP_WORDS.has(token)) || kind === "cjk-char") features.add(token);
   });
-  return out;
+  const out: number[] = [];
+  for (const feature of features) out.push(fingerprint(feature));
+  return out.sort(ascending);
 }
 
-/** True when one text's content features are a strict superset of the other's. */
-function oneContainsTheOther(a: string, b: string): boolean {
-  const x = contentFeatures(a);
-  const y = contentFeatures(b);
-  if (x.size === y.size) return false;
-  const [small, large] = x.size < y.size ? [x, y] : [y, x];
-  if (small.size === 0) return false;
-  for (const f of small) if (!large.has(f)) return false;
+/** True when one text's content features ({@link contentFingerprints}) are a strict superset of the other's. */
+function oneContainsTheOther(x: readonly number[], y: readonly number[]): boolean {
+  if (x.length === y.length) return false;
+  const [small, large] = x.length < y.length ? [x, y] : [y, x];
+  if (small.length === 0) return false;
+  // Both sorted: one merge finds whether every fingerprint of the smaller set is in the larger.
+  let j = 0;
+  for (const f of small) {
+    while (j < large.length && (large[j] as number) < f) j++;
+    if (j === large.length || large[j] !== f) return false;
+    j++;
+  }
   return true;
 }

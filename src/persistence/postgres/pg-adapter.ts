@@ -3,15 +3,35 @@
 import type { SqlClient, SqlQueryable, SqlRow } from "./sql-client.ts";
 import { invalidArgument } from "../../errors.ts";
 import { isConnectionError } from "./sql-errors.ts";
+import { hashString } from "../../text/string-hash.ts";
 
 /** What moomem reads of a `pg` query result. */
 export interface PgQueryResultLike {
   rows: SqlRow[];
 }
 
+/** A named statement as node-postgres takes it: prepared on each connection once, then only bound and run. */
+export interface PgQueryConfigLike {
+  name: string;
+  text: string;
+  values: unknown[];
+}
+
+/** Options of {@link fromPgPool}. */
+export interface PgPoolOptions {
+  /**
+   * Send each parameterised statement as a named prepared statement (default false): PostgreSQL parses it
+   * once per connection and then only binds and runs it, which spares the server most of its CPU per write
+   * (docs/postgres.md "Measured"). Prepared statements belong to a session: use it on a direct connection
+   * (or session pooling, or PgBouncer 1.21+ with `max_prepared_statements` set), not behind an older
+   * PgBouncer's transaction pooling, which hands each transaction another session.
+   */
+  prepare?: boolean;
+}
+
 /** The subset of a `pg` PoolClient moomem uses. */
 export interface PgPoolClientLike {
-  query(text: string, values?: unknown[]): Promise<PgQueryResultLike>;
+  query(text: string | PgQueryConfigLike, values?: unknown[]): Promise<PgQueryResultLike>;
   /** `release(error)` destroys the connection instead of returning it to the pool. */
   release(destroy?: boolean | Error): void;
   /** node-postgres emits "error" on a checked-out client whose connection dies between queries. */
@@ -21,7 +41,7 @@ export interface PgPoolClientLike {
 
 /** The subset of a `pg` Pool moomem uses (a `pg.Pool`, or anything shaped like one). */
 export interface PgPoolLike {
-  query(text: string, values?: unknown[]): Promise<PgQueryResultLike>;
+  query(text: string | PgQueryConfigLike, values?: unknown[]): Promise<PgQueryResultLike>;
   connect(): Promise<PgPoolClientLike>;
 }
 
@@ -45,10 +65,21 @@ export interface PgPoolLike {
  * const backend = new PostgresBackend({ client: fromPgPool(pool) });
  * ```
  */
-export function fromPgPool(pool: PgPoolLike): SqlClient {
+export function fromPgPool(pool: PgPoolLike, options: PgPoolOptions = {}): SqlClient {
+  if (typeof options !== "object" || options === null || (options.prepare !== undefined && typeof options.prepare !== "boolean")) {
+    throw invalidArgument(`fromPgPool options must be an object like { prepare: true }, got ${JSON.stringify(options) ?? String(options)}`);
+  }
+  const name = options.prepare === true ? statementNames() : null;
+  /** One statement on `on` (the pool or a checked-out connection), named when preparing and it has parameters. */
+  const send = (on: PgPoolLike | PgPoolClientLike, text: string, params: readonly unknown[] | undefined): Promise<PgQueryResultLike> => {
+    const values = params === undefined ? undefined : [...params];
+    if (name === null || values === undefined || values.length === 0) return on.query(text, values);
+    const named = name(text);
+    return named === undefined ? on.query(text, values) : on.query({ name: named, text, values });
+  };
   return {
     async query(text, params) {
-      return (await pool.query(text, params === undefined ? undefined : [...params])).rows;
+      return (await send(pool, text, params)).rows;
     },
     async transaction(fn) {
       const connection = await pool.connect();
@@ -67,7 +98,7 @@ export function fromPgPool(pool: PgPoolLike): SqlClient {
       try {
         await connection.query("BEGIN");
         try {
-          const result = await fn(serialized((text, params) => connection.query(text, params === undefined ? undefined : [...params])));
+          const result = await fn(serialized((text, params) => send(connection, text, params)));
           await connection.query("COMMIT");
           return result;
         } catch (error) {
@@ -87,6 +118,25 @@ export function fromPgPool(pool: PgPoolLike): SqlClient {
         connection.release(destroy);
       }
     },
+  };
+}
+
+/** Statements named per adapter at most; texts past it run unnamed, so a connection never holds an unbounded number. */
+const MAX_NAMED = 256;
+
+/**
+ * The name of each statement text: from two hashes of the text and its length, so two adapters on one pool (two
+ * schemas) give one text one name and two texts never share one (node-postgres refuses a name reused for another text).
+ */
+function statementNames(): (text: string) => string | undefined {
+  const names = new Map<string, string>();
+  return (text) => {
+    let known = names.get(text);
+    if (known === undefined && names.size < MAX_NAMED) {
+      known = `moomem_${hashString(text, 0).toString(36)}_${hashString(text, 0x9e3779b9).toString(36)}_${text.length.toString(36)}`;
+      names.set(text, known);
+    }
+    return known;
   };
 }
 

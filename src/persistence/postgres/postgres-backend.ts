@@ -57,6 +57,13 @@ export interface PostgresBackendOptions {
   keepEvents?: number;
   /** Name shown in messages instead of the connection's host and database. */
   name?: string;
+  /**
+   * With `pool` or `connectionString`: send statements as named prepared statements (default false), which
+   * PostgreSQL parses and plans once per connection: about a third less server CPU per write. Only where a
+   * session lasts (a direct connection, session pooling, PgBouncer 1.21+ with `max_prepared_statements`), not
+   * behind an older PgBouncer's transaction pooling. With `client`, pass `fromPgPool(pool, { prepare: true })`.
+   */
+  prepareStatements?: boolean;
 }
 
 /** A user's entries and the version they are current as of. */
@@ -188,6 +195,7 @@ export class PostgresBackend implements PersistenceBackend, UserLoading, SharedW
   readonly #keepEvents: number;
   readonly #connectionString: string | null;
   readonly #poolSize: number;
+  readonly #prepare: boolean;
   #client: SqlClient | null;
   #owned: OwnedPool | null = null;
   #ready: Promise<SqlClient> | null = null;
@@ -208,6 +216,8 @@ export class PostgresBackend implements PersistenceBackend, UserLoading, SharedW
   #meta: { stamp: string; format: number } | null = null;
   /** The version of each user as of what this backend last read of it (the whole store at load, a user by `readUser`, changes by `refresh()`). */
   #versions = new Map<string, number>();
+  /** The text of {@link #oneStatement}, once built. */
+  #writeText: string | null = null;
   /** The append under way (appends run one after another). */
   #appending: Promise<unknown> = Promise.resolve();
 
@@ -223,6 +233,12 @@ export class PostgresBackend implements PersistenceBackend, UserLoading, SharedW
     }
     const schema = options.schema ?? DEFAULT_SCHEMA;
     this.#s = quoteSchema(schema);
+    this.#prepare = checkBoolean(options.prepareStatements, "prepareStatements", false);
+    if (this.#prepare && options.client !== undefined) {
+      throw invalidArgument(
+        "PostgresBackend prepareStatements applies to { pool } or { connectionString }; with { client }, make it with fromPgPool(pool, { prepare: true })",
+      );
+    }
     this.schema = schema;
     let where: string;
     this.#connectionString = null;
@@ -243,7 +259,7 @@ export class PostgresBackend implements PersistenceBackend, UserLoading, SharedW
           "PostgresBackend pool must be a pg Pool (query and connect functions); a single pg.Client is not enough, since reads would run inside open transactions",
         );
       }
-      this.#client = fromPgPool(options.pool);
+      this.#client = fromPgPool(options.pool, { prepare: this.#prepare });
       const label = describePool(options.pool);
       this.#secrets = label.secrets;
       where = label.where;
@@ -735,7 +751,7 @@ export class PostgresBackend implements PersistenceBackend, UserLoading, SharedW
     this.#ready ??= (async () => {
       if (this.#client === null) {
         this.#owned = await createOwnedPool(this.#connectionString!, this.#poolSize, this.#secrets);
-        this.#client = fromPgPool(this.#owned);
+        this.#client = fromPgPool(this.#owned, { prepare: this.#prepare });
       }
       const client = this.#client;
       if (this.#migrate) {
@@ -890,7 +906,8 @@ export class PostgresBackend implements PersistenceBackend, UserLoading, SharedW
     const expected = [...counts.keys()].sort().map((userId) => ({ user_id: userId, v: this.#versions.get(userId) ?? 0, n: counts.get(userId)! }));
     const s = this.#s;
     const mine = this.#embedder;
-    const text = `WITH expected AS (
+    // The same text for every write of this backend: built once (and, with prepareStatements, parsed once per connection).
+    const text = (this.#writeText ??= `WITH expected AS (
          SELECT x.user_id, x.v, x.n FROM jsonb_to_recordset($1::jsonb) AS x(user_id text, v bigint, n bigint)
        ), pre AS (
          SELECT NOT $9::boolean OR (
@@ -935,7 +952,7 @@ export class PostgresBackend implements PersistenceBackend, UserLoading, SharedW
        )
        SELECT o.*, CASE WHEN $9::boolean AND o.ok AND (o.upserted <> $10 OR o.no_meta)
          THEN CAST('${REFUSED_MARK} ' || o.upserted::text AS integer) END AS refused
-       FROM outcome o`;
+       FROM outcome o`);
     const params = [
       JSON.stringify(expected),
       entriesJsonText(rows),

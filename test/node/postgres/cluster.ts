@@ -72,8 +72,18 @@ process.once("exit", () => {
   for (const stop of live) stop();
 });
 
+/** Options of {@link startCluster}. */
+export interface ClusterOptions {
+  /**
+   * PostgreSQL's durable defaults (fsync on, synchronous_commit on: every commit waits for its WAL to reach the
+   * disk), what a deployment runs; for bench/postgres.ts `--durable`. Default false: the tests run with fsync=off.
+   */
+  durable?: boolean;
+}
+
 /** initdb + start: about a second here. One per test file; each test isolates itself by schema. */
-export async function startCluster(): Promise<TestCluster> {
+export async function startCluster(clusterOptions: ClusterOptions = {}): Promise<TestCluster> {
+  const durable = clusterOptions.durable === true;
   const bin = findBin();
   const asUser = process.getuid?.() === 0 ? "nobody" : null;
   const dir = mkdtempSync(join(tmpdir(), "moomem-pg-"));
@@ -85,11 +95,12 @@ export async function startCluster(): Promise<TestCluster> {
   const data = join(dir, "data");
   // -N: no fsync during initdb; the server runs with fsync=off too. What these tests check is moomem's
   // transactions against a real server; an immediate stop keeps the OS cache, so nothing acknowledged is lost.
-  await run(join(bin, "initdb"), ["-D", data, "-A", "trust", "-U", "postgres", "-N", "--no-instructions"], asUser);
+  await run(join(bin, "initdb"), ["-D", data, "-A", "trust", "-U", "postgres", ...(durable ? [] : ["-N"]), "--no-instructions"], asUser);
   const hba = join(data, "pg_hba.conf");
   writeFileSync(hba, `host all ${PASSWORD_ROLE} 127.0.0.1/32 scram-sha-256\n${readFileSync(hba, "utf8")}`);
   const port = await freePort();
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`;
+  const sync = durable ? "-c fsync=on -c synchronous_commit=on" : "-c fsync=off";
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 ${sync} -c max_connections=200`;
   const pools = new Set<pg.Pool>();
   const pgCtl = (args: string[]): Promise<string> => run(join(bin, "pg_ctl"), ["-D", data, ...args], asUser);
   const start = async (): Promise<void> => {
