@@ -4,6 +4,7 @@ import type { SqlClient, SqlQueryable, SqlRow } from "./sql-client.ts";
 import { invalidArgument } from "../../errors.ts";
 import { isConnectionError } from "./sql-errors.ts";
 import { hashString } from "../../text/string-hash.ts";
+import { describeValue } from "../../describe-value.ts";
 
 /** What moomem reads of a `pg` query result. */
 export interface PgQueryResultLike {
@@ -67,7 +68,7 @@ export interface PgPoolLike {
  */
 export function fromPgPool(pool: PgPoolLike, options: PgPoolOptions = {}): SqlClient {
   if (typeof options !== "object" || options === null || (options.prepare !== undefined && typeof options.prepare !== "boolean")) {
-    throw invalidArgument(`fromPgPool options must be an object like { prepare: true }, got ${JSON.stringify(options) ?? String(options)}`);
+    throw invalidArgument(`fromPgPool options must be an object like { prepare: true }, got ${describeValue(options)}`);
   }
   const name = options.prepare === true ? statementNames() : null;
   /** One statement on `on` (the pool or a checked-out connection), named when preparing and it has parameters. */
