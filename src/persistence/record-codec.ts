@@ -3,6 +3,7 @@
 import type { EntryKind, EntryLifecycle, EntryRecord, EntryStatus, Metadata } from "../types.ts";
 import { ENTRY_KINDS, ENTRY_STATUSES } from "../types.ts";
 import { base64ToVector, sparseBase64ToVector, vectorToBase64, vectorToSparseBase64 } from "./base64.ts";
+import { HomedRecord, type VectorHome } from "./homed-record.ts";
 import { copyLifecycle, foldLegacy, lifecycleFromJson, lifecycleToJson, liftLegacy, type LifecycleJson } from "./lifecycle-codec.ts";
 
 /**
@@ -164,6 +165,29 @@ export function entryFromJson(value: unknown, vectors?: VectorSource): EntryReco
   const own = Object.hasOwn(o, "lifecycle")
     ? { lifecycle: lifecycleFromJson(o["lifecycle"]), metadata: metadata as Metadata }
     : liftLegacy(metadata as Metadata, { status: status as EntryStatus, content, updatedAt });
+  const raw = o["embedding"];
+  // A format-6 section's vector stays in the section's block until the record's user is built (persistence/homed-record.ts).
+  const home = typeof raw === "number" && vectors?.homeVector !== undefined ? vectors.homeVector(raw, seq) : null;
+  if (home !== null) {
+    const key = o["key"];
+    if (key !== undefined && key !== null && typeof key !== "string") fail("key", key);
+    const homed = new HomedRecord(
+      id,
+      userId,
+      content,
+      kind as EntryKind,
+      status as EntryStatus,
+      createdAt,
+      updatedAt,
+      seq,
+      own.metadata,
+      own.lifecycle,
+      home,
+      typeof key === "string" ? key : undefined,
+      typeof supersededBy === "string" ? supersededBy : undefined,
+    );
+    return homed as unknown as EntryRecord;
+  }
   const entry: EntryRecord = {
     id,
     userId,
@@ -175,7 +199,7 @@ export function entryFromJson(value: unknown, vectors?: VectorSource): EntryReco
     seq,
     metadata: own.metadata,
     lifecycle: own.lifecycle,
-    embedding: decodeEmbedding(o["embedding"], vectors),
+    embedding: decodeEmbedding(raw, vectors),
   };
   const key = o["key"];
   if (key !== undefined && key !== null) {
@@ -207,6 +231,12 @@ function nestedAtMost(value: object, levels: number): boolean {
 export interface VectorSource {
   /** The next vector of the block, of `dim` components; throws a plain Error when the block holds no such vector. */
   nextVector(dim: number): Float32Array;
+  /**
+   * The next vector of the block, of `dim` components, checked and left in the block for the entry of
+   * `seq` to read from there; null when the block keeps no vector of that dimension (then
+   * {@link nextVector} reads it). Throws a plain Error when the block holds no such vector.
+   */
+  homeVector?(dim: number, seq: number): VectorHome | null;
 }
 
 function decodeEmbedding(value: unknown, vectors: VectorSource | undefined): Float32Array | null {
