@@ -8,10 +8,11 @@ import { allFinite, dot, normalize } from "../embedding/vector-math.ts";
 import { indexBySeq, insertBySeq } from "./seq-order.ts";
 import { MoomemError, invalidArgument } from "../errors.ts";
 import { UserEntries } from "./user-entries.ts";
+import { DedupIndex } from "./dedup-index.ts";
 import type { CatalogUser } from "../persistence/backend.ts";
 import { countEntry, emptyCatalogUser } from "../persistence/user-catalog.ts";
 import { takeTextForms } from "../persistence/text-forms.ts";
-import { countContent, countRecord, emptyCounts, type StatusCounts } from "./entry-counts.ts";
+import { contentBytes, countRecord, emptyCounts, type StatusCounts } from "./entry-counts.ts";
 import { blockOf, detach, isLean, leanRecord, leaveBlock, vectorLayout, vectorLength } from "./lean-record.ts";
 
 import { MAX_TIME_MS } from "../clock.ts";
@@ -27,8 +28,8 @@ export function isLive(status: EntryStatus): boolean {
 export interface UserShard {
   readonly vectors: VectorIndex;
   readonly keywords: Bm25Index;
-  /** Normalised content → ids of the live entries holding it (dedup; the first is the original). */
-  readonly dedup: Map<string, string[]>;
+  /** Normalised content → ids of the live entries holding it (dedup; the first is the original), keyed by a hash of it. */
+  readonly dedup: DedupIndex;
   /** Slot key → seqs of the live entries filling it (so a judge always sees the slot's current value). */
   readonly keys: Map<string, number[]>;
   /** Every entry of this user (any status), in seq order. */
@@ -63,6 +64,8 @@ export class EntryState {
   #coldWrites = 0;
   /** Each vector held once (see `vectorLayout`, state/lean-record.ts). */
   readonly #compact = vectorLayout.compact;
+  /** The record of a seq, for the shards' dedup indexes (which hold seqs). */
+  readonly #recordOf = (seq: number): EntryRecord | undefined => this.#bySeq.get(seq);
 
   constructor(dim: number) {
     this.#dim = dim;
@@ -335,12 +338,12 @@ export class EntryState {
     for (const record of shard.entries) this.#index(built, record, tile);
     tile.flush();
     built.vectors.trim();
-    this.#slimAll(built);
+    const bytes = this.#slimAll(built);
     const userId = shard.entries[0]!.userId;
     this.#unbuilt.delete(shard);
     this.#deferred.delete(shard);
     this.#shards.set(userId, built);
-    countContent(this.#loadedCounts, built.entries);
+    this.#loadedCounts.bytes += bytes;
     return built;
   }
 
@@ -452,18 +455,26 @@ export class EntryState {
     return true;
   }
 
-  /** {@link #slim} (or {@link #leaveBlock}) for every entry of a shard just built. */
-  #slimAll(shard: UserShard): void {
+  /**
+   * {@link #slim} (or {@link #leaveBlock}) for every entry of a shard just built; returns the indexes'
+   * part of their bytes (entry-counts.ts), summed in the same pass while each record is at hand.
+   */
+  #slimAll(shard: UserShard): number {
     const entries = shard.entries;
+    let bytes = 0;
     for (let i = 0; i < entries.length; i++) {
       const record = entries[i]!;
-      if (this.#leaveBlock(shard, record) || !this.#compact || !isLive(record.status)) continue;
-      const lean = leanRecord(record, shard.vectors);
-      if (lean === undefined) continue;
-      entries[i] = lean;
-      this.#byId.set(lean.id, lean);
-      this.#bySeq.set(lean.seq, lean);
+      if (!this.#leaveBlock(shard, record) && this.#compact && isLive(record.status)) {
+        const lean = leanRecord(record, shard.vectors);
+        if (lean !== undefined) {
+          entries[i] = lean;
+          this.#byId.set(lean.id, lean);
+          this.#bySeq.set(lean.seq, lean);
+        }
+      }
+      bytes += contentBytes(entries[i]!);
     }
+    return bytes;
   }
 
   /**
@@ -517,7 +528,13 @@ export class EntryState {
   }
 
   #emptyShard(entries: EntryRecord[]): UserShard {
-    return { vectors: new VectorIndex(this.#dim, { sparse: this.#compact }), keywords: new Bm25Index(), dedup: new Map(), keys: new Map(), entries };
+    return {
+      vectors: new VectorIndex(this.#dim, { sparse: this.#compact }),
+      keywords: new Bm25Index(),
+      dedup: new DedupIndex(this.#recordOf),
+      keys: new Map(),
+      entries,
+    };
   }
 
   /** Whether the record has a vector of the store's dimension (read without copying it out of where it is). */
@@ -549,9 +566,7 @@ export class EntryState {
       }
     }
     const norm = forms !== undefined ? forms.dedup : bulk ? normalizeForDedupOnce(record.content) : normalizeForDedup(record.content);
-    const holders = shard.dedup.get(norm);
-    if (holders === undefined) shard.dedup.set(norm, [record.id]);
-    else holders.push(record.id);
+    shard.dedup.add(norm, record.seq);
     if (record.key !== undefined) {
       const slot = shard.keys.get(record.key);
       if (slot === undefined) shard.keys.set(record.key, [record.seq]);
@@ -565,11 +580,7 @@ export class EntryState {
     detach(record, shard.vectors);
     shard.vectors.remove(record.seq);
     if (!isLive(record.status)) return;
-    const norm = normalizeForDedup(record.content);
-    const holders = shard.dedup.get(norm);
-    const i = holders?.indexOf(record.id) ?? -1;
-    if (holders !== undefined && i >= 0) holders.splice(i, 1);
-    if (holders !== undefined && holders.length === 0) shard.dedup.delete(norm);
+    shard.dedup.remove(normalizeForDedup(record.content), record.seq);
     if (record.key !== undefined) {
       const slot = shard.keys.get(record.key);
       const j = slot?.indexOf(record.seq) ?? -1;
