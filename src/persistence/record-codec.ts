@@ -126,6 +126,39 @@ function headText(entry: EntryRecord): string {
   );
 }
 
+/**
+ * The metadata of every decoded entry that has none: one frozen object instead of an empty one per
+ * record (most entries have none; records are never changed in place, and the public API hands out
+ * copies: state/public-entry.ts). About 50 bytes less per loaded entry.
+ */
+const NO_METADATA: Metadata = Object.freeze({});
+
+/** The lifecycle last decoded, frozen (see {@link shared}). */
+let lastLifecycle: EntryLifecycle | null = null;
+
+/**
+ * `lifecycle`, or the equal one decoded just before (frozen, shared by both records) when every field of
+ * both is a string or a number: entries written by one extractor mostly carry the same lifecycle
+ * (`{ extractor: "patterns" }`), and a store read whole or a user loaded then holds one object for a run
+ * of them instead of one each. Records are never changed in place, and the public API hands out copies
+ * (state/public-entry.ts).
+ */
+function shared(lifecycle: EntryLifecycle): EntryLifecycle {
+  const fields = lifecycle as Record<string, unknown>;
+  const keys = Object.keys(fields);
+  for (const key of keys) if (typeof fields[key] !== "string" && typeof fields[key] !== "number") return lifecycle;
+  const last = lastLifecycle as Record<string, unknown> | null;
+  if (last !== null) {
+    // The same fields in the same order (a copy of either spreads alike) with the same values.
+    const lastKeys = Object.keys(last);
+    let same = lastKeys.length === keys.length;
+    for (let i = 0; same && i < keys.length; i++) same = lastKeys[i] === keys[i] && last[keys[i]!] === fields[keys[i]!];
+    if (same) return last;
+  }
+  lastLifecycle = Object.freeze(lifecycle);
+  return lifecycle;
+}
+
 /** True for an object with no own field holding a value (`lifecycleToJson` of it is `{}`). */
 function isEmpty(o: object): boolean {
   for (const key in o) if ((o as Record<string, unknown>)[key] !== undefined) return false;
@@ -163,7 +196,7 @@ export function entryFromJson(value: unknown, vectors?: VectorSource): EntryReco
   if (typeof metadata !== "object" || metadata === null || Array.isArray(metadata)) fail("metadata", metadata);
   if (!nestedAtMost(metadata, MAX_METADATA_DEPTH)) fail("metadata", `nested deeper than ${MAX_METADATA_DEPTH} levels`);
   const own = Object.hasOwn(o, "lifecycle")
-    ? { lifecycle: lifecycleFromJson(o["lifecycle"]), metadata: metadata as Metadata }
+    ? { lifecycle: shared(lifecycleFromJson(o["lifecycle"])), metadata: isEmpty(metadata) ? NO_METADATA : (metadata as Metadata) }
     : liftLegacy(metadata as Metadata, { status: status as EntryStatus, content, updatedAt });
   const raw = o["embedding"];
   // A format-6 section's vector stays in the section's block until the record's user is built (persistence/homed-record.ts).
