@@ -1,6 +1,7 @@
 // Records whose vector is kept elsewhere (a vector index, a snapshot section's block) and read from there when asked.
 
 import type { EntryKind, EntryLifecycle, EntryRecord, EntryStatus, Metadata } from "../types.ts";
+import type { TextForms } from "./text-forms.ts";
 
 /**
  * What holds a record's vector, found by the record's `seq`: a user's vector index (state/lean-record.ts)
@@ -25,6 +26,15 @@ export interface VectorHome {
 export interface BlockVectors extends VectorHome {
   /** Writes the vector held for `seq` into `out` (of {@link dim} components, all of them written); false when there is none. */
   copyInto(seq: number, out: Float32Array): boolean;
+  /** The text forms read with `record` (one of this block's), when the block keeps them (persistence/text-forms.ts); `take`: forgotten there. */
+  forms(record: EntryRecord, take?: boolean): TextForms | undefined;
+}
+
+/** The block a record read from a format-6 section still reads its vector from; undefined for any other record. */
+export function blockHome(record: EntryRecord): BlockVectors | undefined {
+  if (!(record instanceof HomedRecord)) return undefined;
+  const home = HomedRecord.home(record);
+  return home instanceof Float32Array || !("copyInto" in home) ? undefined : (home as BlockVectors);
 }
 
 /**

@@ -2,7 +2,7 @@
 
 import type { EntryRecord } from "../types.ts";
 import type { VectorIndex } from "../indexes/vector-index.ts";
-import { HomedRecord, type BlockVectors } from "../persistence/homed-record.ts";
+import { HomedRecord, blockHome, type BlockVectors } from "../persistence/homed-record.ts";
 
 /**
  * Whether new {@link EntryState}s keep each vector once (lean records, sparse rows in the vector index).
@@ -62,9 +62,7 @@ export function detach(record: EntryRecord, index: VectorIndex): void {
  * user's indexes were not built since (persistence/homed-record.ts); undefined otherwise.
  */
 export function blockOf(record: EntryRecord): BlockVectors | undefined {
-  if (!(record instanceof HomedRecord)) return undefined;
-  const home = HomedRecord.home(record);
-  return home instanceof Float32Array || !("copyInto" in home) ? undefined : (home as BlockVectors);
+  return blockHome(record);
 }
 
 /**

@@ -4,7 +4,7 @@ import type { EntryRecord, EntryStatus } from "../../types.ts";
 import { normalizeForDedupOnce, tokenizeOnce } from "../../text/tokenizer.ts";
 import { base64ToBytes, bytesToBase64, zeroVector } from "../base64.ts";
 import type { VectorSource } from "../record-codec.ts";
-import type { BlockVectors } from "../homed-record.ts";
+import { blockHome, type BlockVectors } from "../homed-record.ts";
 import { attachTextForms, textFormsId, textFormsOf, type TextForms } from "../text-forms.ts";
 
 /** How a block line starts (an entry line starts with `{"id":`). */
@@ -295,7 +295,7 @@ export class SectionBlocks implements VectorSource {
    */
   homeVector(dim: number, seq: number): BlockVectors | null {
     if (!isCount(dim)) throw new Error(`field "embedding" is invalid (${String(dim)})`);
-    this.#home ??= new SectionVectors(dim, this.#values, this.#indices, this.#count);
+    this.#home ??= new SectionVectors(dim, this.#values, this.#indices, this.#count, this.#terms, this.#ids, this.#tfs);
     if (this.#home.dim !== dim) return null;
     const stored = this.#varint();
     const values = this.#values;
@@ -353,6 +353,8 @@ export class SectionBlocks implements VectorSource {
     }
     // Forms of a text that is not ASCII are never used, whatever the line says (see isAscii).
     if (this.#ids === null || form === 1 || !isAscii(entry.content)) return;
+    // An entry reading its vector from the block finds its forms there too: no object and no property per entry.
+    if (this.#home !== undefined && blockHome(entry) === this.#home && this.#home.keepForms(entry.seq, start, this.#pair, form)) return;
     const forms: TextForms = {
       terms: this.#terms,
       ids: this.#ids,
@@ -389,8 +391,23 @@ class SectionVectors implements BlockVectors {
   readonly #indexAt: Int32Array;
   readonly #stored: Int32Array;
   #length = 0;
+  /** The section's text forms (null: made by another tokenizer), and per entry here its pairs' range and dedup form (made with the first kept). */
+  readonly #terms: readonly string[];
+  readonly #ids: Uint32Array | null;
+  readonly #tfs: Uint32Array | null;
+  #formStart: Int32Array | null = null;
+  #formEnd: Int32Array | null = null;
+  #formDedup: (string | 0 | undefined)[] | null = null;
 
-  constructor(dim: number, values: Float32Array, indices: Uint8Array | Uint16Array, entries: number) {
+  constructor(
+    dim: number,
+    values: Float32Array,
+    indices: Uint8Array | Uint16Array,
+    entries: number,
+    terms: readonly string[],
+    ids: Uint32Array | null,
+    tfs: Uint32Array | null,
+  ) {
     this.dim = dim;
     this.#values = values;
     this.#indices = indices;
@@ -398,6 +415,44 @@ class SectionVectors implements BlockVectors {
     this.#valueAt = new Int32Array(entries);
     this.#indexAt = new Int32Array(entries);
     this.#stored = new Int32Array(entries);
+    this.#terms = terms;
+    this.#ids = ids;
+    this.#tfs = tfs;
+  }
+
+  /** Keeps the text forms of the entry of `seq`, the last one pushed; false when it is not (the caller ties them to the entry). */
+  keepForms(seq: number, start: number, end: number, dedup: string | 0): boolean {
+    const i = this.#length - 1;
+    if (i < 0 || this.#seqs[i] !== seq || this.#ids === null) return false;
+    if (this.#formStart === null) {
+      this.#formStart = new Int32Array(this.#seqs.length).fill(-1);
+      this.#formEnd = new Int32Array(this.#seqs.length);
+      this.#formDedup = new Array<string | 0 | undefined>(this.#seqs.length);
+    }
+    this.#formStart[i] = start;
+    this.#formEnd![i] = end;
+    this.#formDedup![i] = dedup;
+    return true;
+  }
+
+  forms(record: EntryRecord, take = false): TextForms | undefined {
+    if (this.#formStart === null) return undefined;
+    const i = this.#find(record.seq);
+    if (i < 0 || this.#formStart[i]! < 0) return undefined;
+    const dedup = this.#formDedup![i]!;
+    const start = this.#formStart[i]!;
+    if (take) {
+      this.#formStart[i] = -1;
+      this.#formDedup![i] = undefined;
+    }
+    return {
+      terms: this.#terms,
+      ids: this.#ids!,
+      tfs: this.#tfs!,
+      start,
+      end: this.#formEnd![i]!,
+      dedup: dedup === 0 ? record.content.toLowerCase() : dedup,
+    };
   }
 
   push(seq: number, valueAt: number, indexAt: number, stored: number): void {
