@@ -1,7 +1,7 @@
 // CRC-32 against known check values and a bit-by-bit reference.
 
 import { describe, it, expect } from "vitest";
-import { crc32, crc32Update, crc32UpdateAscii } from "./crc32.ts";
+import { crc32, crc32Update, crc32UpdateAscii, crc32UpdateJs, useNativeCrc32 } from "./crc32.ts";
 
 function reference(bytes: Uint8Array): number {
   let c = 0xffffffff;
@@ -52,6 +52,33 @@ describe("crc32", () => {
         copy[i] = copy[i]! ^ (1 << bit);
         expect(crc32(copy)).not.toBe(base);
       }
+    }
+  });
+
+  it("uses a platform CRC only when it gives the table loop's results, for long inputs", () => {
+    const calls: number[] = [];
+    const good = (bytes: Uint8Array, crc: number): number => {
+      calls.push(bytes.length);
+      return crc32UpdateJs(crc, bytes);
+    };
+    try {
+      expect(useNativeCrc32(good)).toBe(true);
+      calls.length = 0;
+      const long = new Uint8Array(4096).map((_, i) => (i * 7) & 0xff);
+      expect(crc32Update(5, long)).toBe(crc32UpdateJs(5, long));
+      expect(crc32Update(0, long.subarray(0, 10))).toBe(reference(long.subarray(0, 10)));
+      expect(calls).toEqual([4096]);
+      // A platform CRC that differs (here, one that does not continue a CRC) is refused: the table loop stays.
+      expect(useNativeCrc32((bytes) => crc32UpdateJs(0, bytes))).toBe(false);
+      expect(useNativeCrc32(() => 0)).toBe(false);
+      expect(
+        useNativeCrc32(() => {
+          throw new Error("missing");
+        }),
+      ).toBe(false);
+      expect(crc32Update(0, long)).toBe(reference(long));
+    } finally {
+      useNativeCrc32(null);
     }
   });
 });

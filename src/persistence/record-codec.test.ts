@@ -165,3 +165,52 @@ function entryOf(): EntryRecord {
     embedding: null,
   };
 }
+
+describe("entryFromJson, objects shared between records", () => {
+  const text = (seq: number, lifecycle: object, metadata: object = {}): string =>
+    entryJsonText({ ...plain(seq), lifecycle: lifecycle as EntryRecord["lifecycle"], metadata: metadata as EntryRecord["metadata"] }, true);
+  const line = (seq: number, lifecycle: object, metadata: object = {}): unknown => JSON.parse(text(seq, lifecycle, metadata));
+  function plain(seq: number): EntryRecord {
+    return {
+      id: `e${seq}`,
+      userId: "ann",
+      content: `fact ${seq}`,
+      kind: "fact",
+      status: "active",
+      createdAt: 1,
+      updatedAt: 1,
+      seq,
+      metadata: {},
+      lifecycle: {},
+      embedding: null,
+    };
+  }
+
+  it("shares one frozen empty metadata and one frozen lifecycle for equal runs, and writes and copies them as before", () => {
+    const a = entryFromJson(line(1, { extractor: "patterns" }));
+    const b = entryFromJson(line(2, { extractor: "patterns" }));
+    const c = entryFromJson(line(3, { extractor: "llm", sourceSpan: "x" }));
+    // A line written by hand with the fields in another order (moomem writes them in one order).
+    const d = entryFromJson({ ...(line(4, {}) as object), lifecycle: { source_span: "x", extractor: "llm" } });
+    const e = entryFromJson(line(5, { extractor: "llm", truncated: { originalChars: 9 } }));
+    const f = entryFromJson(line(6, {}, { tag: "x" }));
+    expect(a.lifecycle).toBe(b.lifecycle);
+    expect(a.metadata).toBe(b.metadata);
+    expect(Object.isFrozen(a.lifecycle) && Object.isFrozen(a.metadata)).toBe(true);
+    // Another value, another field order, or a field that is not a string or number: not shared.
+    expect(c.lifecycle).not.toBe(b.lifecycle);
+    expect(d.lifecycle).not.toBe(c.lifecycle);
+    expect(Object.keys(d.lifecycle)).toEqual(["sourceSpan", "extractor"]);
+    expect(Object.isFrozen(e.lifecycle)).toBe(false);
+    expect(f.metadata).toEqual({ tag: "x" });
+    expect(Object.isFrozen(f.metadata)).toBe(false);
+    // Written back byte for byte.
+    for (const [record, seq, lifecycle, metadata] of [
+      [a, 1, { extractor: "patterns" }, {}],
+      [d, 4, { extractor: "llm", sourceSpan: "x" }, {}],
+      [e, 5, { extractor: "llm", truncated: { originalChars: 9 } }, {}],
+    ] as const) {
+      expect(entryJsonText(record, true)).toBe(text(seq, lifecycle, metadata));
+    }
+  });
+});

@@ -3,6 +3,7 @@
 import type { EntryKind, EntryLifecycle, EntryRecord, EntryStatus, Metadata } from "../types.ts";
 import { ENTRY_KINDS, ENTRY_STATUSES } from "../types.ts";
 import { base64ToVector, sparseBase64ToVector, vectorToBase64, vectorToSparseBase64 } from "./base64.ts";
+import { HomedRecord, type VectorHome } from "./homed-record.ts";
 import { copyLifecycle, foldLegacy, lifecycleFromJson, lifecycleToJson, liftLegacy, type LifecycleJson } from "./lifecycle-codec.ts";
 
 /**
@@ -125,6 +126,39 @@ function headText(entry: EntryRecord): string {
   );
 }
 
+/**
+ * The metadata of every decoded entry that has none: one frozen object instead of an empty one per
+ * record (most entries have none; records are never changed in place, and the public API hands out
+ * copies: state/public-entry.ts). About 50 bytes less per loaded entry.
+ */
+const NO_METADATA: Metadata = Object.freeze({});
+
+/** The lifecycle last decoded, frozen (see {@link shared}). */
+let lastLifecycle: EntryLifecycle | null = null;
+
+/**
+ * `lifecycle`, or the equal one decoded just before (frozen, shared by both records) when every field of
+ * both is a string or a number: entries written by one extractor mostly carry the same lifecycle
+ * (`{ extractor: "patterns" }`), and a store read whole or a user loaded then holds one object for a run
+ * of them instead of one each. Records are never changed in place, and the public API hands out copies
+ * (state/public-entry.ts).
+ */
+function shared(lifecycle: EntryLifecycle): EntryLifecycle {
+  const fields = lifecycle as Record<string, unknown>;
+  const keys = Object.keys(fields);
+  for (const key of keys) if (typeof fields[key] !== "string" && typeof fields[key] !== "number") return lifecycle;
+  const last = lastLifecycle as Record<string, unknown> | null;
+  if (last !== null) {
+    // The same fields in the same order (a copy of either spreads alike) with the same values.
+    const lastKeys = Object.keys(last);
+    let same = lastKeys.length === keys.length;
+    for (let i = 0; same && i < keys.length; i++) same = lastKeys[i] === keys[i] && last[keys[i]!] === fields[keys[i]!];
+    if (same) return last;
+  }
+  lastLifecycle = Object.freeze(lifecycle);
+  return lifecycle;
+}
+
 /** True for an object with no own field holding a value (`lifecycleToJson` of it is `{}`). */
 function isEmpty(o: object): boolean {
   for (const key in o) if ((o as Record<string, unknown>)[key] !== undefined) return false;
@@ -162,8 +196,31 @@ export function entryFromJson(value: unknown, vectors?: VectorSource): EntryReco
   if (typeof metadata !== "object" || metadata === null || Array.isArray(metadata)) fail("metadata", metadata);
   if (!nestedAtMost(metadata, MAX_METADATA_DEPTH)) fail("metadata", `nested deeper than ${MAX_METADATA_DEPTH} levels`);
   const own = Object.hasOwn(o, "lifecycle")
-    ? { lifecycle: lifecycleFromJson(o["lifecycle"]), metadata: metadata as Metadata }
+    ? { lifecycle: shared(lifecycleFromJson(o["lifecycle"])), metadata: isEmpty(metadata) ? NO_METADATA : (metadata as Metadata) }
     : liftLegacy(metadata as Metadata, { status: status as EntryStatus, content, updatedAt });
+  const raw = o["embedding"];
+  // A format-6 section's vector stays in the section's block until the record's user is built (persistence/homed-record.ts).
+  const home = typeof raw === "number" && vectors?.homeVector !== undefined ? vectors.homeVector(raw, seq) : null;
+  if (home !== null) {
+    const key = o["key"];
+    if (key !== undefined && key !== null && typeof key !== "string") fail("key", key);
+    const homed = new HomedRecord(
+      id,
+      userId,
+      content,
+      kind as EntryKind,
+      status as EntryStatus,
+      createdAt,
+      updatedAt,
+      seq,
+      own.metadata,
+      own.lifecycle,
+      home,
+      typeof key === "string" ? key : undefined,
+      typeof supersededBy === "string" ? supersededBy : undefined,
+    );
+    return homed as unknown as EntryRecord;
+  }
   const entry: EntryRecord = {
     id,
     userId,
@@ -175,7 +232,7 @@ export function entryFromJson(value: unknown, vectors?: VectorSource): EntryReco
     seq,
     metadata: own.metadata,
     lifecycle: own.lifecycle,
-    embedding: decodeEmbedding(o["embedding"], vectors),
+    embedding: decodeEmbedding(raw, vectors),
   };
   const key = o["key"];
   if (key !== undefined && key !== null) {
@@ -207,6 +264,12 @@ function nestedAtMost(value: object, levels: number): boolean {
 export interface VectorSource {
   /** The next vector of the block, of `dim` components; throws a plain Error when the block holds no such vector. */
   nextVector(dim: number): Float32Array;
+  /**
+   * The next vector of the block, of `dim` components, checked and left in the block for the entry of
+   * `seq` to read from there; null when the block keeps no vector of that dimension (then
+   * {@link nextVector} reads it). Throws a plain Error when the block holds no such vector.
+   */
+  homeVector?(dim: number, seq: number): VectorHome | null;
 }
 
 function decodeEmbedding(value: unknown, vectors: VectorSource | undefined): Float32Array | null {

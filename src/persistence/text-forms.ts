@@ -3,6 +3,7 @@
 import type { EntryRecord } from "../types.ts";
 import { normalizeForDedup, tokenize } from "../text/tokenizer.ts";
 import { crc32UpdateAscii } from "./crc32.ts";
+import { blockHome } from "./homed-record.ts";
 
 /**
  * The tokens and dedup form of one entry's content, as `tokenize` and `normalizeForDedup` give them,
@@ -32,20 +33,21 @@ interface WithForms {
   [FORMS]?: TextForms | undefined;
 }
 
-/** The forms read with this very record, if any. */
+/** The forms read with this very record, if any (tied to it, or kept by the section block it was read from: file/section-blocks.ts). */
 export function textFormsOf(record: EntryRecord): TextForms | undefined {
-  return (record as WithForms)[FORMS];
+  return (record as WithForms)[FORMS] ?? blockHome(record)?.forms(record);
 }
 
 /**
  * The forms read with this record, forgotten there: an index build uses them once, and the section's
  * shared arrays are freed when its last entry is built (a later compaction tokenizes what it writes).
+ * Forms kept by the record's section block come as a new object each time.
  */
 export function takeTextForms(record: EntryRecord): TextForms | undefined {
   const forms = (record as WithForms)[FORMS];
   // Set to undefined rather than deleted: a delete would turn the record into a slow dictionary object.
   if (forms !== undefined) (record as WithForms)[FORMS] = undefined;
-  return forms;
+  return forms ?? blockHome(record)?.forms(record, true);
 }
 
 /** Ties `forms` (computed from `record.content` by this moomem's tokenizer, or read from a file that says so) to `record`, which has none yet. */

@@ -11,7 +11,7 @@ import { vectorLength, vectorShape } from "./lean-record.ts";
  * "Memory per loaded entry"). Before its user's indexes are built the record holds its own copy.
  */
 export function entryBytes(record: EntryRecord): number {
-  return fixedBytes(record) + indexedBytes(record);
+  return fixedBytes(record) + contentBytes(record);
 }
 
 /** The record's part of {@link entryBytes}, known without reading its content (a load reads none). */
@@ -26,7 +26,7 @@ function fixedBytes(record: EntryRecord): number {
  * own (state/lean-record.ts; taken as so for every live entry, as the embedders' vectors are unit length).
  * Only the record's fields go into it, so a record counted out takes away what it added.
  */
-function indexedBytes(record: EntryRecord): number {
+export function contentBytes(record: EntryRecord): number {
   const shape = vectorShape(record);
   const live = record.status === "active" || record.status === "unstructured";
   const vector = shape === null || !live ? 0 : (4 * shape.nonZero <= shape.length ? 8 * shape.nonZero : 5 * shape.length) - 4 * shape.length;
@@ -51,15 +51,10 @@ export function emptyCounts(): StatusCounts {
  * Counts `record` in (`sign` 1) or out (`sign` -1). Records are immutable, so counting a version out
  * undoes exactly what counting it in did, given the same `indexed`. The indexes' part is counted only
  * for an `indexed` record (its user's indexes built): loading a user reads nothing of its entries'
- * content until they are indexed (state/entry-state.ts, `load`), and building adds it ({@link countContent}).
+ * content until they are indexed (state/entry-state.ts, `load`), and building adds it ({@link contentBytes} of each).
  */
 export function countRecord(counts: StatusCounts, record: EntryRecord, sign: 1 | -1, indexed: boolean): void {
   counts.total += sign;
   counts[record.status] += sign;
   counts.bytes += sign * (indexed ? entryBytes(record) : fixedBytes(record));
-}
-
-/** Adds the indexes' part of these records' bytes: their user's indexes were just built. */
-export function countContent(counts: StatusCounts, records: readonly EntryRecord[]): void {
-  for (const record of records) counts.bytes += indexedBytes(record);
 }

@@ -8,11 +8,12 @@ import { allFinite, dot, normalize } from "../embedding/vector-math.ts";
 import { indexBySeq, insertBySeq } from "./seq-order.ts";
 import { MoomemError, invalidArgument } from "../errors.ts";
 import { UserEntries } from "./user-entries.ts";
+import { DedupIndex } from "./dedup-index.ts";
 import type { CatalogUser } from "../persistence/backend.ts";
 import { countEntry, emptyCatalogUser } from "../persistence/user-catalog.ts";
 import { takeTextForms } from "../persistence/text-forms.ts";
-import { countContent, countRecord, emptyCounts, type StatusCounts } from "./entry-counts.ts";
-import { detach, leanRecord, vectorLayout } from "./lean-record.ts";
+import { contentBytes, countRecord, emptyCounts, type StatusCounts } from "./entry-counts.ts";
+import { blockOf, detach, isLean, leanRecord, leaveBlock, vectorLayout, vectorLength } from "./lean-record.ts";
 
 import { MAX_TIME_MS } from "../clock.ts";
 
@@ -27,8 +28,8 @@ export function isLive(status: EntryStatus): boolean {
 export interface UserShard {
   readonly vectors: VectorIndex;
   readonly keywords: Bm25Index;
-  /** Normalised content → ids of the live entries holding it (dedup; the first is the original). */
-  readonly dedup: Map<string, string[]>;
+  /** Normalised content → ids of the live entries holding it (dedup; the first is the original), keyed by a hash of it. */
+  readonly dedup: DedupIndex;
   /** Slot key → seqs of the live entries filling it (so a judge always sees the slot's current value). */
   readonly keys: Map<string, number[]>;
   /** Every entry of this user (any status), in seq order. */
@@ -44,6 +45,8 @@ export class EntryState {
   readonly #dim: number;
   /** Scratch for the unit-length copy of a vector that the vector index copies again. */
   readonly #unit: Float32Array;
+  /** Scratch for a vector read out of a section's block (state/lean-record.ts, `leaveBlock`). */
+  readonly #scratch: Float32Array;
   readonly #byId = new Map<string, EntryRecord>();
   readonly #bySeq = new Map<number, EntryRecord>();
   readonly #shards = new Map<string, UserShard>();
@@ -61,10 +64,13 @@ export class EntryState {
   #coldWrites = 0;
   /** Each vector held once (see `vectorLayout`, state/lean-record.ts). */
   readonly #compact = vectorLayout.compact;
+  /** The record of a seq, for the shards' dedup indexes (which hold seqs). */
+  readonly #recordOf = (seq: number): EntryRecord | undefined => this.#bySeq.get(seq);
 
   constructor(dim: number) {
     this.#dim = dim;
     this.#unit = new Float32Array(dim);
+    this.#scratch = new Float32Array(dim);
   }
 
   /** Entries in the store: those in memory and those of the users not loaded. */
@@ -295,8 +301,9 @@ export class EntryState {
       );
     }
     // The decoders refuse such vectors already; this keeps any other source (a host's backend) from
-    // loading one that would make building the user's indexes fail.
-    if (record.embedding !== null && !allFinite(record.embedding)) {
+    // loading one that would make building the user's indexes fail. (A lean record's vector was checked
+    // where it is: a section's block, or an index; reading it here would copy it.)
+    if (!isLean(record) && record.embedding !== null && !allFinite(record.embedding)) {
       throw new MoomemError("STORE_CORRUPTED", `entry ${record.id} was stored with a vector holding NaN or Infinity; the store's data is inconsistent`);
     }
     let shard = this.#shards.get(record.userId);
@@ -308,7 +315,10 @@ export class EntryState {
     this.#byId.set(record.id, record);
     this.#bySeq.set(record.seq, record);
     countRecord(this.#loadedCounts, record, 1, !this.#unbuilt.has(shard));
-    if (!this.#unbuilt.has(shard)) this.#index(shard, record);
+    if (!this.#unbuilt.has(shard)) {
+      this.#index(shard, record);
+      this.#leaveBlock(shard, record);
+    }
   }
 
   /**
@@ -322,18 +332,18 @@ export class EntryState {
     // One allocation for the vectors, and no tokenizer memo: a build sees each text once (a large
     // user's first use, docs/bench/cold-start.md). The indexes come out as single adds make them.
     let vectors = 0;
-    for (const record of shard.entries) if (isLive(record.status) && record.embedding !== null && record.embedding.length === this.#dim) vectors++;
+    for (const record of shard.entries) if (isLive(record.status) && this.#fits(record)) vectors++;
     built.vectors.reserve(vectors);
     const tile = new VectorTile(this.#dim, built.vectors);
     for (const record of shard.entries) this.#index(built, record, tile);
     tile.flush();
     built.vectors.trim();
-    this.#slimAll(built);
+    const bytes = this.#slimAll(built);
     const userId = shard.entries[0]!.userId;
     this.#unbuilt.delete(shard);
     this.#deferred.delete(shard);
     this.#shards.set(userId, built);
-    countContent(this.#loadedCounts, built.entries);
+    this.#loadedCounts.bytes += bytes;
     return built;
   }
 
@@ -433,19 +443,38 @@ export class EntryState {
     this.#bySeq.set(lean.seq, lean);
   }
 
-  /** {@link #slim} for every entry of a shard just built. */
-  #slimAll(shard: UserShard): void {
-    if (!this.#compact) return;
+  /**
+   * A record read with its vector left in its section's block (persistence/homed-record.ts), once its
+   * user is built: the vector moves to the index when it holds it bit for bit, else to the record's own
+   * copy. The record stays the same object; no record keeps the block alive.
+   */
+  #leaveBlock(shard: UserShard, record: EntryRecord): boolean {
+    const block = blockOf(record);
+    if (block === undefined) return false;
+    leaveBlock(record, block, this.#compact && isLive(record.status) ? shard.vectors : null, this.#scratch);
+    return true;
+  }
+
+  /**
+   * {@link #slim} (or {@link #leaveBlock}) for every entry of a shard just built; returns the indexes'
+   * part of their bytes (entry-counts.ts), summed in the same pass while each record is at hand.
+   */
+  #slimAll(shard: UserShard): number {
     const entries = shard.entries;
+    let bytes = 0;
     for (let i = 0; i < entries.length; i++) {
       const record = entries[i]!;
-      if (!isLive(record.status)) continue;
-      const lean = leanRecord(record, shard.vectors);
-      if (lean === undefined) continue;
-      entries[i] = lean;
-      this.#byId.set(lean.id, lean);
-      this.#bySeq.set(lean.seq, lean);
+      if (!this.#leaveBlock(shard, record) && this.#compact && isLive(record.status)) {
+        const lean = leanRecord(record, shard.vectors);
+        if (lean !== undefined) {
+          entries[i] = lean;
+          this.#byId.set(lean.id, lean);
+          this.#bySeq.set(lean.seq, lean);
+        }
+      }
+      bytes += contentBytes(entries[i]!);
     }
+    return bytes;
   }
 
   /**
@@ -499,7 +528,19 @@ export class EntryState {
   }
 
   #emptyShard(entries: EntryRecord[]): UserShard {
-    return { vectors: new VectorIndex(this.#dim, { sparse: this.#compact }), keywords: new Bm25Index(), dedup: new Map(), keys: new Map(), entries };
+    return {
+      vectors: new VectorIndex(this.#dim, { sparse: this.#compact }),
+      keywords: new Bm25Index(),
+      dedup: new DedupIndex(this.#recordOf),
+      keys: new Map(),
+      entries,
+    };
+  }
+
+  /** Whether the record has a vector of the store's dimension (read without copying it out of where it is). */
+  #fits(record: EntryRecord): boolean {
+    const length = vectorLength(record);
+    return length > 0 && length === this.#dim;
   }
 
   /**
@@ -513,19 +554,19 @@ export class EntryState {
     const forms = bulk ? takeTextForms(record) : undefined;
     if (forms !== undefined) shard.keywords.addCounted(record.seq, forms.terms, forms.ids, forms.tfs, forms.start, forms.end);
     else shard.keywords.add(record.seq, bulk ? tokenizeOnce(record.content) : tokenize(record.content));
-    if (record.embedding !== null && record.embedding.length === this.#dim) {
+    if (this.#fits(record)) {
       if (bulk) {
-        tile.add(record.seq, record.embedding);
+        // A vector still in its section's block is read into a scratch row: no array per record.
+        const block = blockOf(record);
+        tile.add(record.seq, block !== undefined && block.copyInto(record.seq, this.#scratch) ? this.#scratch : record.embedding!);
       } else {
         // The index keeps a copy of its own: normalise in a scratch vector rather than a new one per entry.
-        this.#unit.set(record.embedding);
+        this.#unit.set(record.embedding!);
         shard.vectors.add(record.seq, normalize(this.#unit));
       }
     }
     const norm = forms !== undefined ? forms.dedup : bulk ? normalizeForDedupOnce(record.content) : normalizeForDedup(record.content);
-    const holders = shard.dedup.get(norm);
-    if (holders === undefined) shard.dedup.set(norm, [record.id]);
-    else holders.push(record.id);
+    shard.dedup.add(norm, record.seq);
     if (record.key !== undefined) {
       const slot = shard.keys.get(record.key);
       if (slot === undefined) shard.keys.set(record.key, [record.seq]);
@@ -539,11 +580,7 @@ export class EntryState {
     detach(record, shard.vectors);
     shard.vectors.remove(record.seq);
     if (!isLive(record.status)) return;
-    const norm = normalizeForDedup(record.content);
-    const holders = shard.dedup.get(norm);
-    const i = holders?.indexOf(record.id) ?? -1;
-    if (holders !== undefined && i >= 0) holders.splice(i, 1);
-    if (holders !== undefined && holders.length === 0) shard.dedup.delete(norm);
+    shard.dedup.remove(normalizeForDedup(record.content), record.seq);
     if (record.key !== undefined) {
       const slot = shard.keys.get(record.key);
       const j = slot?.indexOf(record.seq) ?? -1;

@@ -2,6 +2,7 @@
 
 import type { EntryRecord } from "../types.ts";
 import type { VectorIndex } from "../indexes/vector-index.ts";
+import { HomedRecord, blockHome, type BlockVectors } from "../persistence/homed-record.ts";
 
 /**
  * Whether new {@link EntryState}s keep each vector once (lean records, sparse rows in the vector index).
@@ -27,56 +28,6 @@ const FIELDS = new Set([
 ]);
 
 /**
- * A record whose `embedding` is read from the vector index holding that very vector. A class (its
- * fields in the object itself, and where its vector is in a private field, which a spread does not
- * copy): 32 bytes less per entry than a plain object given the same fields one by one.
- */
-class LeanRecord {
-  /** The index holding the vector (found there by `seq`), or the record's own copy once {@link detach}ed. */
-  #home: VectorIndex | Float32Array;
-  declare readonly embedding: Float32Array;
-
-  constructor(record: EntryRecord, index: VectorIndex) {
-    const self = this as unknown as Record<string, unknown>;
-    self["id"] = record.id;
-    self["userId"] = record.userId;
-    self["content"] = record.content;
-    self["kind"] = record.kind;
-    self["status"] = record.status;
-    self["createdAt"] = record.createdAt;
-    self["updatedAt"] = record.updatedAt;
-    self["seq"] = record.seq;
-    self["metadata"] = record.metadata;
-    self["lifecycle"] = record.lifecycle;
-    Object.defineProperty(this, "embedding", { get: LeanRecord.#read, enumerable: true, configurable: false });
-    if (record.key !== undefined) self["key"] = record.key;
-    if (record.supersededBy !== undefined) self["supersededBy"] = record.supersededBy;
-    this.#home = index;
-  }
-
-  /**
-   * The `embedding` getter: a new copy of the index's vector each time (a caller changing it changes
-   * nothing of the store's), or the record's own copy once detached.
-   */
-  static #read(this: LeanRecord): Float32Array {
-    const home = this.#home;
-    if (home instanceof Float32Array) return home;
-    const seq = (this as unknown as EntryRecord).seq;
-    const vector = home.vector(seq);
-    if (vector === undefined) throw new Error(`internal: the vector of entry seq ${seq} left its index before its record was detached`);
-    return vector;
-  }
-
-  static home(record: LeanRecord): VectorIndex | Float32Array {
-    return record.#home;
-  }
-
-  static detach(record: LeanRecord, index: VectorIndex): void {
-    if (record.#home === index) record.#home = LeanRecord.#read.call(record);
-  }
-}
-
-/**
  * The record with its `embedding` read from `index`, which holds that very vector (bit for bit) under
  * the record's seq; or undefined when it does not (a record with no vector, one not live, or a vector
  * that was not unit length: the index holds the unit-length copy, the record the original).
@@ -91,34 +42,59 @@ class LeanRecord {
  */
 export function leanRecord(record: EntryRecord, index: VectorIndex): EntryRecord | undefined {
   const vector = record.embedding;
-  if (vector === null || record instanceof LeanRecord || !index.holds(record.seq, vector)) return undefined;
+  if (vector === null || record instanceof HomedRecord || !index.holds(record.seq, vector)) return undefined;
   for (const key of Object.keys(record)) if (!FIELDS.has(key)) return undefined;
-  return new LeanRecord(record, index) as unknown as EntryRecord;
+  return HomedRecord.of(record, index) as unknown as EntryRecord;
 }
 
-/** True for a record made by {@link leanRecord}. */
+/** True for a record made by {@link leanRecord}, or read from a format-6 snapshot with its vector left in the section's block. */
 export function isLean(record: EntryRecord): boolean {
-  return record instanceof LeanRecord;
+  return record instanceof HomedRecord;
 }
 
 /** Gives a lean record whose vector is in `index` its own copy: call before the index removes the vector. */
 export function detach(record: EntryRecord, index: VectorIndex): void {
-  if (record instanceof LeanRecord) LeanRecord.detach(record, index);
+  if (record instanceof HomedRecord && HomedRecord.home(record) === index) HomedRecord.move(record, (record as EntryRecord).embedding!);
 }
 
-/** Components of the record's vector (0: none), without copying it out of an index or reading its values. */
+/**
+ * The section block holding the record's vector, when it was read from a format-6 snapshot and its
+ * user's indexes were not built since (persistence/homed-record.ts); undefined otherwise.
+ */
+export function blockOf(record: EntryRecord): BlockVectors | undefined {
+  return blockHome(record);
+}
+
+/**
+ * Moves the vector of a record still in its section's block ({@link blockOf}) to `index`, when the
+ * index holds that very vector (bit for bit; `scratch` of the index's dimension is overwritten), else to
+ * the record's own copy: once its user is built, no record keeps the block (and its memory) alive.
+ * The record stays the same object, so nothing that holds it needs to change.
+ */
+export function leaveBlock(record: EntryRecord, block: BlockVectors, index: VectorIndex | null, scratch: Float32Array): void {
+  const r = record as unknown as HomedRecord;
+  if (index !== null && block.dim === scratch.length && block.copyInto(record.seq, scratch) && index.holds(record.seq, scratch)) {
+    HomedRecord.move(r, index);
+    return;
+  }
+  const own = block.vector(record.seq);
+  if (own === undefined) throw new Error(`internal: the vector of entry seq ${record.seq} is not in its block`);
+  HomedRecord.move(r, own);
+}
+
+/** Components of the record's vector (0: none), without copying it out of its home or reading its values. */
 export function vectorLength(record: EntryRecord): number {
-  if (record instanceof LeanRecord) {
-    const home = LeanRecord.home(record);
+  if (record instanceof HomedRecord) {
+    const home = HomedRecord.home(record);
     if (!(home instanceof Float32Array)) return home.dim;
   }
   return record.embedding === null ? 0 : record.embedding.length;
 }
 
-/** Components and non-zero components of the record's vector, without copying it out of an index (null: no vector). */
+/** Components and non-zero components of the record's vector, without copying it out of its home (null: no vector). */
 export function vectorShape(record: EntryRecord): { length: number; nonZero: number } | null {
-  if (record instanceof LeanRecord) {
-    const home = LeanRecord.home(record);
+  if (record instanceof HomedRecord) {
+    const home = HomedRecord.home(record);
     if (!(home instanceof Float32Array)) return { length: home.dim, nonZero: home.nonZero(record.seq) };
   }
   const vector = record.embedding;

@@ -9,6 +9,7 @@ import { callBackend, readEmbedderIdentity } from "../validation/plugin-checks.t
 import { EntryState } from "../state/entry-state.ts";
 import { nextSeqAfter } from "../state/ids.ts";
 import { isPurged, withLifecycle } from "../state/lifecycle.ts";
+import { isLean } from "../state/lean-record.ts";
 
 /** A store read and accepted: its entries grouped per user, and what the open must still do. */
 export interface OpenedStore {
@@ -41,7 +42,7 @@ export async function loadStore(backend: PersistenceBackend, embedder: Embedder,
   const mismatch = loaded.embedder !== null && (loaded.embedder.id !== identity.id || loaded.embedder.dim !== identity.dim);
   try {
     if (mismatch && !reembed) checkEmbedderMatch(loaded.embedder, identity, backend.location);
-    if (mismatch) await reembedAll(embedder, loaded.entries, identity.dim);
+    if (mismatch) await reembedAll(embedder, ownVectors(loaded.entries), identity.dim);
   } catch (error) {
     await backend.close();
     throw error;
@@ -89,7 +90,10 @@ export async function openCatalog(
     if (mismatch) {
       const byUser = new Map<string, EntryRecord[]>();
       for (const user of catalog.users) {
-        byUser.set(user.userId, (await callBackend(backend.location, `loading user ${user.userId}`, () => backend.loadUser(user.userId))).map(withLifecycle));
+        byUser.set(
+          user.userId,
+          ownVectors((await callBackend(backend.location, `loading user ${user.userId}`, () => backend.loadUser(user.userId))).map(withLifecycle)),
+        );
       }
       await reembedAll(embedder, [...byUser.values()].flat(), identity.dim);
       for (const [userId, records] of byUser) state.loadUser(userId, records);
@@ -102,6 +106,12 @@ export async function openCatalog(
   const { users: _users, ...rest } = catalog;
   const loaded: LoadedState = { ...rest, entries: [] };
   return { state, loaded, nextSeq: maxSeq + 1, reembedded: mismatch, identity, perUser: true };
+}
+
+/** `records` with each lean one (its vector read from where it is kept: state/lean-record.ts) replaced by a copy holding its own, which {@link reembedAll} can assign. */
+function ownVectors(records: EntryRecord[]): EntryRecord[] {
+  for (let i = 0; i < records.length; i++) if (isLean(records[i]!)) records[i] = { ...records[i]! };
+  return records;
 }
 
 /** Recomputes every vector with `embedder` (in place); a failure rejects the open with nothing changed on disk. */

@@ -4,6 +4,7 @@ import type { EntryRecord, EntryStatus } from "../../types.ts";
 import { normalizeForDedupOnce, tokenizeOnce } from "../../text/tokenizer.ts";
 import { base64ToBytes, bytesToBase64, zeroVector } from "../base64.ts";
 import type { VectorSource } from "../record-codec.ts";
+import { blockHome, type BlockVectors } from "../homed-record.ts";
 import { attachTextForms, textFormsId, textFormsOf, type TextForms } from "../text-forms.ts";
 
 /** How a block line starts (an entry line starts with `{"id":`). */
@@ -191,6 +192,8 @@ export class SectionBlocks implements VectorSource {
   readonly #pairs: number;
   /** Per term, the last entry that named it (+1): a term twice in one entry is damage. */
   readonly #seen: Int32Array;
+  /** The vectors the section's entries read from the block (made with the first). */
+  #home: SectionVectors | undefined;
 
   /** The user the line names, and its count of entries. */
   readonly userId: string;
@@ -285,6 +288,43 @@ export class SectionBlocks implements VectorSource {
     return out;
   }
 
+  /**
+   * The next entry's vector (of `dim` components, for the entry of `seq`), checked as {@link nextVector}
+   * checks it and left in the block: the entry reads it from there ({@link BlockVectors}). Null when the
+   * block's vectors so far have another dimension (then {@link nextVector} reads this one).
+   */
+  homeVector(dim: number, seq: number): BlockVectors | null {
+    if (!isCount(dim)) throw new Error(`field "embedding" is invalid (${String(dim)})`);
+    this.#home ??= new SectionVectors(dim, this.#values, this.#indices, this.#count, this.#terms, this.#ids, this.#tfs);
+    if (this.#home.dim !== dim) return null;
+    const stored = this.#varint();
+    const values = this.#values;
+    const valueAt = this.#value;
+    if (stored === dim) {
+      if (dim > values.length - valueAt) throw new Error(`a vector of ${dim} components goes past the block's values`);
+      for (let i = valueAt, end = valueAt + dim; i < end; i++) if (!Number.isFinite(values[i]!)) throw new Error("a vector in the block holds NaN or Infinity");
+      this.#value += dim;
+      this.#home.push(seq, valueAt, -1, dim);
+      return this.#home;
+    }
+    if (stored > dim || dim > 65_536 || stored > values.length - valueAt || stored > this.#indices.length - this.#index) {
+      throw new Error(`a vector of ${dim} components with ${stored} set does not fit the block`);
+    }
+    const indices = this.#indices;
+    const indexAt = this.#index;
+    let previous = -1;
+    for (let k = 0; k < stored; k++) {
+      const index = indices[indexAt + k]!;
+      const x = values[valueAt + k]!;
+      if (index <= previous || index >= dim || !Number.isFinite(x) || !isSet(x)) throw new Error("a sparse vector in the block is not well formed");
+      previous = index;
+    }
+    this.#value += stored;
+    this.#index += stored;
+    this.#home.push(seq, valueAt, indexAt, stored);
+    return this.#home;
+  }
+
   /** After `entry`'s line was parsed: reads its text forms and, when they are this tokenizer's, ties them to it. */
   take(entry: EntryRecord): void {
     const i = this.#entry++;
@@ -313,6 +353,8 @@ export class SectionBlocks implements VectorSource {
     }
     // Forms of a text that is not ASCII are never used, whatever the line says (see isAscii).
     if (this.#ids === null || form === 1 || !isAscii(entry.content)) return;
+    // An entry reading its vector from the block finds its forms there too: no object and no property per entry.
+    if (this.#home !== undefined && blockHome(entry) === this.#home && this.#home.keepForms(entry.seq, start, this.#pair, form)) return;
     const forms: TextForms = {
       terms: this.#terms,
       ids: this.#ids,
@@ -334,6 +376,142 @@ export class SectionBlocks implements VectorSource {
 }
 
 /** `count` little-endian float32 values at the start of `bytes`, as an array of their own when the platform or alignment requires it. */
+/**
+ * A section's vectors as its block stores them (every value, then the sparse ones' indices), read by
+ * the entries that were read with them, each found by its seq (the section's entries come in increasing
+ * seq order: a binary search, with no map per entry).
+ */
+class SectionVectors implements BlockVectors {
+  readonly dim: number;
+  readonly #values: Float32Array;
+  readonly #indices: Uint8Array | Uint16Array;
+  /** Per entry with a vector here, in order: its seq, where its values start, where its indices start (−1: dense), how many values. */
+  readonly #seqs: Float64Array;
+  readonly #valueAt: Int32Array;
+  readonly #indexAt: Int32Array;
+  readonly #stored: Int32Array;
+  #length = 0;
+  /** The section's text forms (null: made by another tokenizer), and per entry here its pairs' range and dedup form (made with the first kept). */
+  readonly #terms: readonly string[];
+  readonly #ids: Uint32Array | null;
+  readonly #tfs: Uint32Array | null;
+  #formStart: Int32Array | null = null;
+  #formEnd: Int32Array | null = null;
+  #formDedup: (string | 0 | undefined)[] | null = null;
+
+  constructor(
+    dim: number,
+    values: Float32Array,
+    indices: Uint8Array | Uint16Array,
+    entries: number,
+    terms: readonly string[],
+    ids: Uint32Array | null,
+    tfs: Uint32Array | null,
+  ) {
+    this.dim = dim;
+    this.#values = values;
+    this.#indices = indices;
+    this.#seqs = new Float64Array(entries);
+    this.#valueAt = new Int32Array(entries);
+    this.#indexAt = new Int32Array(entries);
+    this.#stored = new Int32Array(entries);
+    this.#terms = terms;
+    this.#ids = ids;
+    this.#tfs = tfs;
+  }
+
+  /** Keeps the text forms of the entry of `seq`, the last one pushed; false when it is not (the caller ties them to the entry). */
+  keepForms(seq: number, start: number, end: number, dedup: string | 0): boolean {
+    const i = this.#length - 1;
+    if (i < 0 || this.#seqs[i] !== seq || this.#ids === null) return false;
+    if (this.#formStart === null) {
+      this.#formStart = new Int32Array(this.#seqs.length).fill(-1);
+      this.#formEnd = new Int32Array(this.#seqs.length);
+      this.#formDedup = new Array<string | 0 | undefined>(this.#seqs.length);
+    }
+    this.#formStart[i] = start;
+    this.#formEnd![i] = end;
+    this.#formDedup![i] = dedup;
+    return true;
+  }
+
+  forms(record: EntryRecord, take = false): TextForms | undefined {
+    if (this.#formStart === null) return undefined;
+    const i = this.#find(record.seq);
+    if (i < 0 || this.#formStart[i]! < 0) return undefined;
+    const dedup = this.#formDedup![i]!;
+    const start = this.#formStart[i]!;
+    if (take) {
+      this.#formStart[i] = -1;
+      this.#formDedup![i] = undefined;
+    }
+    return {
+      terms: this.#terms,
+      ids: this.#ids!,
+      tfs: this.#tfs!,
+      start,
+      end: this.#formEnd![i]!,
+      dedup: dedup === 0 ? record.content.toLowerCase() : dedup,
+    };
+  }
+
+  push(seq: number, valueAt: number, indexAt: number, stored: number): void {
+    const i = this.#length++;
+    if (i >= this.#seqs.length) throw new Error("the section holds more vectors than its block line counts entries");
+    this.#seqs[i] = seq;
+    this.#valueAt[i] = valueAt;
+    this.#indexAt[i] = indexAt;
+    this.#stored[i] = stored;
+  }
+
+  #find(seq: number): number {
+    const seqs = this.#seqs;
+    let lo = 0;
+    let hi = this.#length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const at = seqs[mid]!;
+      if (at === seq) return mid;
+      if (at < seq) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    // Out of order only in a section that its read then refuses: found the slow way all the same.
+    for (let i = 0; i < this.#length; i++) if (seqs[i] === seq) return i;
+    return -1;
+  }
+
+  copyInto(seq: number, out: Float32Array): boolean {
+    const i = this.#find(seq);
+    if (i < 0 || out.length !== this.dim) return false;
+    const values = this.#values;
+    const from = this.#valueAt[i]!;
+    const stored = this.#stored[i]!;
+    const indexAt = this.#indexAt[i]!;
+    if (indexAt < 0) {
+      for (let c = 0; c < stored; c++) out[c] = values[from + c]!;
+      return true;
+    }
+    out.fill(0);
+    const indices = this.#indices;
+    for (let k = 0; k < stored; k++) out[indices[indexAt + k]!] = values[from + k]!;
+    return true;
+  }
+
+  vector(seq: number): Float32Array | undefined {
+    const out = new Float32Array(this.dim);
+    return this.copyInto(seq, out) ? out : undefined;
+  }
+
+  nonZero(seq: number): number {
+    const i = this.#find(seq);
+    if (i < 0) return 0;
+    const values = this.#values;
+    let count = 0;
+    for (let k = this.#valueAt[i]!, end = k + this.#stored[i]!; k < end; k++) if (values[k] !== 0) count++;
+    return count;
+  }
+}
+
 function floats(bytes: Uint8Array, count: number): Float32Array {
   if (littleEndian && bytes.byteOffset % 4 === 0) return new Float32Array(bytes.buffer, bytes.byteOffset, count);
   const out = new Float32Array(count);
