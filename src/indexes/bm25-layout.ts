@@ -4,7 +4,7 @@ import { TfCodes } from "./tf-codes.ts";
 
 /** A term's codes are dropped when it falls below 1 / CODES_DROP of the documents, so they never cost more than 8 bytes per posting (+50 % while growing). */
 export const CODES_DROP = 32;
-/** Pools are compacted once their dead space passes half of what they use, and they use at least this many pairs. */
+/** Pools are compacted only once they hand out at least this many pairs. */
 const COMPACT_FLOOR = 1024;
 
 /**
@@ -16,7 +16,7 @@ const COMPACT_FLOOR = 1024;
  *   room, its largest tf, its smallest length / tf, and, during a search, its index in the query;
  * - `pool` holds every postings list as (slot, tf) pairs, each list in a run of its own with room to
  *   grow; a full list moves to the end of the pool with twice the room, and the pool is compacted when
- *   the dead runs pass half of it;
+ *   less than half of what it hands out holds postings (runs left behind, room freed by removes);
  * - a document is a slot `0..size-1`, with its doc number, length and search stamp in arrays by slot,
  *   and its terms in `docPool` as (term, position in that term's list) pairs, a run per document.
  *
@@ -59,8 +59,8 @@ export class Bm25Layout {
   pool = new Int32Array(0);
   /** Pairs of `pool` handed out (to lists' runs, dead or alive). */
   #poolUsed = 0;
-  /** Pairs of `pool` in dead runs. */
-  #poolDead = 0;
+  /** Postings in the lists (the pairs of `pool` in use). */
+  #poolLive = 0;
 
   /** Documents held. */
   size = 0;
@@ -182,12 +182,15 @@ export class Bm25Layout {
     // Pass 1: room. A list that must move gets twice its room or what it needs: exact for a list made
     // by the flush, doubling for one growing a posting at a time.
     let extra = 0;
+    let added = 0;
     for (const t of terms) {
       const need = (df[t] as number) + (staged[t] as number);
+      added += staged[t] as number;
       if (need > (room[t] as number)) extra += Math.max(need, 2 * (room[t] as number));
     }
+    this.#poolLive += added;
     if (extra > 0) {
-      if (2 * this.#poolDead > this.#poolUsed && this.#poolUsed >= COMPACT_FLOOR) {
+      if (this.#poolUsed + extra > 2 * this.#poolLive && this.#poolUsed >= COMPACT_FLOOR) {
         this.#compactPool();
       } else {
         if (this.#poolUsed + extra > this.pool.length / 2) {
@@ -207,7 +210,6 @@ export class Bm25Layout {
             pool.copyWithin(2 * this.#poolUsed, 2 * at, 2 * (at + (df[t] as number)));
             start[t] = this.#poolUsed;
             this.#poolUsed += grown;
-            this.#poolDead += have;
           }
           room[t] = grown;
         }
@@ -248,12 +250,17 @@ export class Bm25Layout {
     this.#firstStaged = n;
   }
 
-  /** Moves every live list to the start of a new pool, each with room for exactly its postings and the staged ones. */
+  /**
+   * Moves every live list to the start of a new pool, each with room for its postings and the staged
+   * ones, plus an eighth for the next adds.
+   */
   #compactPool(): void {
     const staged = this.#staged;
     let used = 0;
-    for (let t = 0; t < this.termCount; t++) if (this.names[t] !== undefined) used += (this.df[t] as number) + (staged[t] as number);
-    const pool = new Int32Array(2 * (used + (used >> 3) + 16));
+    for (let t = 0; t < this.termCount; t++) {
+      if (this.names[t] !== undefined) used += roomFor((this.df[t] as number) + (staged[t] as number));
+    }
+    const pool = new Int32Array(2 * (used + (used >> 4) + 16));
     let at = 0;
     for (let t = 0; t < this.termCount; t++) {
       if (this.names[t] === undefined) continue;
@@ -261,12 +268,11 @@ export class Bm25Layout {
       const count = this.df[t] as number;
       pool.set(this.pool.subarray(2 * from, 2 * (from + count)), 2 * at);
       this.start[t] = at;
-      this.room[t] = count + (staged[t] as number);
+      this.room[t] = roomFor(count + (staged[t] as number));
       at += this.room[t] as number;
     }
     this.pool = pool;
     this.#poolUsed = at;
-    this.#poolDead = 0;
   }
 
   /**
@@ -310,6 +316,7 @@ export class Bm25Layout {
       if (lastAt === 0) this.#freeTerm(t);
     }
     this.#docDead += end - first;
+    this.#poolLive -= end - first;
     const lastSlot = n - 1;
     const info = this.info;
     if (slot !== lastSlot) {
@@ -334,18 +341,15 @@ export class Bm25Layout {
     this.size = lastSlot;
     this.#firstStaged = lastSlot;
     if (2 * this.#docDead > this.#docUsed && this.#docUsed >= COMPACT_FLOOR) this.#compactDocs();
-    if (2 * this.#poolDead > this.#poolUsed && this.#poolUsed >= COMPACT_FLOOR) this.#compactPool();
+    // Runs given up by lists that moved or died, and room left by removes: compact once they pass the postings.
+    if (this.#poolUsed > 2 * this.#poolLive && this.#poolUsed >= COMPACT_FLOOR) this.#compactPool();
   }
 
   #freeTerm(t: number): void {
     this.ids.delete(this.names[t] as string);
     this.names[t] = undefined;
-    this.#poolDead += this.room[t] as number;
-    if ((this.start[t] as number) + (this.room[t] as number) === this.#poolUsed) {
-      // The run ends the pool: give it back rather than count it dead.
-      this.#poolUsed -= this.room[t] as number;
-      this.#poolDead -= this.room[t] as number;
-    }
+    // A run that ends the pool is given back at once; any other waits for a compaction.
+    if ((this.start[t] as number) + (this.room[t] as number) === this.#poolUsed) this.#poolUsed -= this.room[t] as number;
     this.start[t] = 0;
     this.room[t] = 0;
     this.maxTf[t] = 0;
@@ -398,6 +402,11 @@ export class Bm25Layout {
       codes
     );
   }
+}
+
+/** The room a compaction gives a list of `count` postings. */
+function roomFor(count: number): number {
+  return count + (count >> 3);
 }
 
 function grownInt32(array: Int32Array, size: number): Int32Array<ArrayBuffer> {
