@@ -180,6 +180,8 @@ export class Bm25Index {
       this.#memoTerms = terms;
       this.#memo = new Int32Array(terms.length);
       this.#stopSeen = [];
+      // A new term list: most likely a section's, whose remaining pairs are this document's and the next ones'.
+      layout.reserve(terms.length, Math.min(ids.length, tfs.length) - start);
     } else if (this.#memo.length < terms.length) {
       // The caller's list grew: the entries so far still hold.
       const memo = new Int32Array(Math.max(terms.length, this.#memo.length + (this.#memo.length >> 1)));

@@ -115,6 +115,15 @@ export class Bm25Layout {
     this.minRatio = minRatio;
   }
 
+  /**
+   * Makes room for `terms` more terms and `pairs` more (term, document) pairs at once, rather than
+   * growing by half again and again: a build from a snapshot section knows both from its block.
+   */
+  reserve(terms: number, pairs: number): void {
+    if (this.termCount + terms > this.start.length) this.#growTerms(this.termCount + terms);
+    if (2 * (this.#docUsed + pairs) > this.docPool.length) this.docPool = grownInt32(this.docPool, 2 * (this.#docUsed + pairs));
+  }
+
   /** Starts staging document `doc` (new to the index) in the next slot; returns the slot. */
   open(doc: number): number {
     const slot = this.size;
