@@ -4,6 +4,8 @@ import { TfCodes } from "./tf-codes.ts";
 
 /** A term's codes are dropped when it falls below 1 / CODES_DROP of the documents, so they never cost more than 8 bytes per posting (+50 % while growing). */
 export const CODES_DROP = 32;
+/** A flush of at least this many documents is a bulk build, after which the arrays are trimmed. */
+const BULK = 1024;
 /** Pools are compacted only once they hand out at least this many pairs. */
 const COMPACT_FLOOR = 1024;
 
@@ -257,6 +259,26 @@ export class Bm25Layout {
     }
     terms.length = 0;
     this.#firstStaged = n;
+    if (n - from >= BULK) this.#trim();
+  }
+
+  /**
+   * After a bulk flush: gives back the room the build reserved or grew into and did not use (the
+   * section's stop-word pairs, the last growth of the slot arrays). Later adds grow them again by half.
+   */
+  #trim(): void {
+    const n = this.size;
+    if (this.docOf.length > n + (n >> 3) + 64) {
+      const docOf = new Float64Array(n);
+      docOf.set(this.docOf.subarray(0, n));
+      this.docOf = docOf;
+      this.info = grownInt32(this.info, 2 * n);
+      this.docStart = grownInt32(this.docStart, n);
+      this.docTerms = grownInt32(this.docTerms, n);
+    }
+    const used = this.#docUsed;
+    if (this.docPool.length > 2 * (used + (used >> 3) + 64)) this.docPool = grownInt32(this.docPool, 2 * used);
+    if (this.pool.length > 2 * (this.#poolUsed + (this.#poolUsed >> 3) + 64)) this.pool = grownInt32(this.pool, 2 * this.#poolUsed);
   }
 
   /**
