@@ -4,8 +4,8 @@ import { TfCodes } from "./tf-codes.ts";
 
 /** A term's codes are dropped when it falls below 1 / CODES_DROP of the documents, so they never cost more than 8 bytes per posting (+50 % while growing). */
 export const CODES_DROP = 32;
-/** A flush of at least this many documents is a bulk build, after which the arrays are trimmed. */
-const BULK = 1024;
+/** A first flush of at least this many documents is a build (a user's first load), after which the arrays are trimmed. */
+const BULK = 64;
 /** Pools are compacted only once they hand out at least this many pairs. */
 const COMPACT_FLOOR = 1024;
 
@@ -259,11 +259,12 @@ export class Bm25Layout {
     }
     terms.length = 0;
     this.#firstStaged = n;
-    if (n - from >= BULK) this.#trim();
+    // Only a first flush: trimming after later ones would copy a large index again and again, each later add growing it back.
+    if (from === 0 && n >= BULK) this.#trim();
   }
 
   /**
-   * After a bulk flush: gives back the room the build reserved or grew into and did not use (the
+   * After a build (the index's first flush): gives back the room the build reserved or grew into and did not use (the
    * section's stop-word pairs, the last growth of the slot arrays). Later adds grow them again by half.
    */
   #trim(): void {
