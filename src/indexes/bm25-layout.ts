@@ -29,25 +29,25 @@ const COMPACT_FLOOR = 1024;
  */
 export class Bm25Layout {
   /** Term text → term number. */
-  readonly ids = new Map<string, number>();
+  readonly ids: Map<string, number> = new Map();
   /** Term number → text, undefined for a free number. */
   names: (string | undefined)[] = [];
   /** Term numbers handed out so far (free ones included). */
-  termCount = 0;
+  termCount: number = 0;
   readonly #freeTerms: number[] = [];
   /** By term: start of its list in `pool` (in pairs), its length (df), and its room. */
-  start = new Int32Array(0);
-  df = new Int32Array(0);
-  room = new Int32Array(0);
+  start: Int32Array = new Int32Array(0);
+  df: Int32Array = new Int32Array(0);
+  room: Int32Array = new Int32Array(0);
   /**
    * By term: the largest tf ever added to its list. Removes leave it as it is, so it may overstate the
    * current maximum, which keeps it a valid upper bound for the search's pruning.
    */
-  maxTf = new Int32Array(0);
+  maxTf: Int32Array = new Int32Array(0);
   /** By term: the smallest document length / tf ever added to its list (kept through removes like maxTf). */
-  minRatio = new Float64Array(0);
+  minRatio: Float64Array = new Float64Array(0);
   /** By term: during a search, its index among the query's distinct terms; −1 otherwise. */
-  queryIndex = new Int32Array(0);
+  queryIndex: Int32Array = new Int32Array(0);
   /** By term: postings staged for it, not yet in its list. */
   #staged = new Int32Array(0);
   /** By term: where in `docPool` the document being added holds it (checked before use: see #count). */
@@ -58,33 +58,33 @@ export class Bm25Layout {
   codes: (TfCodes | null)[] = [];
 
   /** Every postings list, as (slot, tf) pairs. */
-  pool = new Int32Array(0);
+  pool: Int32Array = new Int32Array(0);
   /** Pairs of `pool` handed out (to lists' runs, dead or alive). */
   #poolUsed = 0;
   /** Postings in the lists (the pairs of `pool` in use). */
   #poolLive = 0;
 
   /** Documents held. */
-  size = 0;
+  size: number = 0;
   /** By slot: the document's number. */
-  docOf = new Float64Array(0);
+  docOf: Float64Array = new Float64Array(0);
   /**
    * Two numbers per slot: the search stamp, then the document length, side by side so that scoring a
    * posting reads one cache line (see bm25-index.ts for the stamps).
    */
-  info = new Int32Array(0);
+  info: Int32Array = new Int32Array(0);
   /** By slot: the start (in pairs) and count of the document's run in `docPool`. */
-  docStart = new Int32Array(0);
-  docTerms = new Int32Array(0);
+  docStart: Int32Array = new Int32Array(0);
+  docTerms: Int32Array = new Int32Array(0);
   /** Every document's terms, as (term, position in its list) pairs; (term, tf) while staged. */
-  docPool = new Int32Array(0);
+  docPool: Int32Array = new Int32Array(0);
   #docUsed = 0;
   #docDead = 0;
   /** The first staged slot (`size` when none is). */
   #firstStaged = 0;
   /** Document number → slot. */
-  readonly slotOf = new Map<number, number>();
-  totalLength = 0;
+  readonly slotOf: Map<number, number> = new Map();
+  totalLength: number = 0;
 
   /** The number of term `name`, made (with an empty list) if new. */
   term(name: string): number {
