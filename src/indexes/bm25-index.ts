@@ -4,6 +4,7 @@ import { invalidArgument } from "../errors.ts";
 import { checkDoc, checkK, TopK, type ScoredDoc } from "./top-k.ts";
 import { STOP_WORDS } from "../text/stop-words.ts";
 import { TfCodes } from "./tf-codes.ts";
+import { Bm25Layout, CODES_DROP } from "./bm25-layout.ts";
 
 export type { ScoredDoc } from "./top-k.ts";
 
@@ -34,40 +35,6 @@ export interface Bm25Params {
   stopWords?: ReadonlySet<string>;
 }
 
-/** The documents holding one term, as two parallel arrays (slot, term frequency). */
-interface Postings {
-  readonly term: string;
-  slots: number[];
-  tfs: number[];
-  /**
-   * The largest tf ever added to this list. Removes leave it as it is, so it may overstate the
-   * current maximum, which keeps it a valid upper bound for search's pruning.
-   */
-  maxTf: number;
-  /**
-   * The smallest document length / tf ever added to this list (kept through removes like maxTf): with
-   * maxTf it bounds what the term adds to any document more tightly than maxTf alone.
-   */
-  minRatio: number;
-  /** During a search: this term's index among the query's distinct terms; −1 otherwise. */
-  queryIndex: number;
-  /**
-   * The tf of every slot, made when a search looks the term up per document while at least
-   * 1 / CODES_FRACTION of the documents hold it; null otherwise. Dropped when the term falls below
-   * 1 / CODES_DROP of them.
-   */
-  codes: TfCodes | null;
-}
-
-/** What one document contributes: its postings lists and its position in each. */
-interface DocRecord {
-  readonly doc: number;
-  length: number;
-  readonly postings: Postings[];
-  /** `positions[i]` = index of this document within `postings[i]`. */
-  readonly positions: number[];
-}
-
 /**
  * BM25 keyword index for one user shard.
  *
@@ -95,17 +62,22 @@ export class Bm25Index {
   readonly k1: number;
   readonly b: number;
   readonly #stopWords: ReadonlySet<string>;
-  #terms = new Map<string, Postings>();
-  #records: DocRecord[] = [];
+  /** Terms, postings and documents (see Bm25Layout); its postings are current only after a flush. */
+  readonly #layout = new Bm25Layout();
   /**
-   * Two numbers per slot: the search stamp, then the document length, side by side so that scoring a
-   * posting reads one cache line. A stamp at or above #base is `#base + i` for the i-th document the
-   * current search touched; every other stamp is below #base (each search moves #base past its own).
+   * A search stamp at or above #base is `#base + i` for the i-th document the current search touched;
+   * every other stamp is below #base (each search moves #base past its own).
    */
-  #slotInfo = new Int32Array(0);
   #base = 1;
-  #slotOf = new Map<number, number>();
-  #totalLength = 0;
+  /**
+   * addCounted's memo of the term list it was last given: by term id there, the layout's term + 1, or
+   * −1 − i for a stop word that is #stopSeen[i], or 0 when not looked up yet. An entry is used only when
+   * the term it names still has the very text the list gives (a caller may change its list, and the
+   * index reuses the numbers of terms it dropped), so it saves the map look-up of a text per token.
+   */
+  #memoTerms: readonly string[] | null = null;
+  #memo = new Int32Array(0);
+  #stopSeen: string[] = [];
   /** The current search's touched documents, by the order it met them */
   #touched = new TouchedDocs();
   /** #scorePruned's k best partial scores, kept to reuse its arrays (as are the ones below) */
@@ -142,59 +114,38 @@ export class Bm25Index {
 
   /** Number of documents held (including ones with no tokens). */
   get size(): number {
-    return this.#records.length;
+    return this.#layout.size;
   }
 
   /** True when `doc` is indexed. */
   has(doc: number): boolean {
-    return this.#slotOf.has(doc);
+    return this.#layout.slotOf.has(doc);
   }
 
   /** Indexes `doc` with its tokens (repeats count). `doc` must be new to this index. */
   add(doc: number, tokens: readonly string[]): void {
     checkDoc("Bm25Index.add", doc);
-    if (this.#slotOf.has(doc)) {
+    const layout = this.#layout;
+    if (layout.slotOf.has(doc)) {
       throw invalidArgument(`Bm25Index.add: doc ${doc} is already indexed; remove it first to re-index it.`);
     }
     if (!Array.isArray(tokens)) {
       throw invalidArgument(`Bm25Index.add: tokens of doc ${doc} must be an array of strings, got ${typeof tokens}.`);
     }
-    // No per-document count map: a term's postings list ends with this slot once the term was seen
-    // here, so a repeat only bumps the last tf. Terms keep their first-occurrence order.
-    const slot = this.#records.length;
-    const record: DocRecord = { doc, length: 0, postings: [], positions: [] };
-    let length = 0;
     for (const token of tokens) {
       if (typeof token !== "string") throw invalidArgument(`Bm25Index.add: tokens of doc ${doc} must be strings, got a ${typeof token}.`);
     }
+    if (tokens.length > MAX_LENGTH)
+      throw invalidArgument(`Bm25Index.add: doc ${doc} has ${tokens.length} tokens, more than the ${MAX_LENGTH} an index holds per document.`);
+    // Terms keep their first-occurrence order; a repeat raises the tf of the term's pair.
+    const slot = layout.open(doc);
+    let length = 0;
     for (const token of tokens) {
       if (this.#stopWords.has(token)) continue;
       length++;
-      let postings = this.#terms.get(token);
-      if (postings === undefined) {
-        postings = { term: token, slots: [], tfs: [], maxTf: 0, minRatio: Infinity, queryIndex: -1, codes: null };
-        this.#terms.set(token, postings);
-      }
-      const last = postings.slots.length - 1;
-      if (last >= 0 && postings.slots[last] === slot) {
-        const tf = (postings.tfs[last] as number) + 1;
-        postings.tfs[last] = tf;
-        if (tf > postings.maxTf) postings.maxTf = tf;
-        postings.codes?.set(slot, tf);
-        continue;
-      }
-      record.postings.push(postings);
-      record.positions.push(postings.slots.length);
-      postings.slots.push(slot);
-      postings.tfs.push(1);
-      if (postings.maxTf < 1) postings.maxTf = 1;
-      if (postings.codes !== null) {
-        // Dropped here rather than grown: the term has become too rare for the codes to pay.
-        if (postings.slots.length * CODES_DROP < slot + 1) postings.codes = null;
-        else postings.codes.set(slot, 1);
-      }
+      layout.count(slot, layout.term(token), 1);
     }
-    this.#place(record, slot, length);
+    layout.close(slot, length);
   }
 
   /**
@@ -202,123 +153,80 @@ export class Bm25Index {
    * each occurring `tfs[i]` times, for `i` in `start..end`, in first-occurrence order. The index ends as
    * {@link add} of the tokens would leave it. For a bulk load (a user read from a format-6 snapshot, whose
    * sections keep each entry's token counts against a term list they share); `doc` must be new here.
+   * Nothing of the arrays is kept. The postings of documents added this way (or by add) are written
+   * together, in one pass per list, when the index is next searched or removed from (Bm25Layout.flush).
    */
   addCounted(doc: number, terms: readonly string[], ids: ArrayLike<number>, tfs: ArrayLike<number>, start: number, end: number): void {
     checkDoc("Bm25Index.addCounted", doc);
-    if (this.#slotOf.has(doc)) {
+    const layout = this.#layout;
+    if (layout.slotOf.has(doc)) {
       throw invalidArgument(`Bm25Index.addCounted: doc ${doc} is already indexed; remove it first to re-index it.`);
     }
     if (!(Number.isSafeInteger(start) && Number.isSafeInteger(end) && 0 <= start && start <= end && end <= ids.length && end <= tfs.length)) {
       throw invalidArgument(`Bm25Index.addCounted: start..end (${start}..${end}) of doc ${doc} is not a range of its ids and tfs.`);
     }
+    let tokens = 0;
     for (let i = start; i < end; i++) {
       const term = terms[ids[i] as number];
       const tf = tfs[i] as number;
       if (typeof term !== "string" || !(Number.isSafeInteger(tf) && tf >= 1)) {
         throw invalidArgument(`Bm25Index.addCounted: token ${i - start} of doc ${doc} is not a term with a count ≥ 1.`);
       }
+      tokens += tf;
     }
-    const slot = this.#records.length;
-    const record: DocRecord = { doc, length: 0, postings: [], positions: [] };
+    if (tokens > MAX_LENGTH)
+      throw invalidArgument(`Bm25Index.addCounted: doc ${doc} counts ${tokens} tokens, more than the ${MAX_LENGTH} an index holds per document.`);
+    if (this.#memoTerms !== terms) {
+      this.#memoTerms = terms;
+      this.#memo = new Int32Array(terms.length);
+      this.#stopSeen = [];
+      // A new term list: most likely a section's, whose remaining pairs are this document's and the next ones'.
+      layout.reserve(terms.length, Math.min(ids.length, tfs.length) - start);
+    } else if (this.#memo.length < terms.length) {
+      // The caller's list grew: the entries so far still hold.
+      const memo = new Int32Array(Math.max(terms.length, this.#memo.length + (this.#memo.length >> 1)));
+      memo.set(this.#memo);
+      this.#memo = memo;
+    }
+    const memo = this.#memo;
+    const stopSeen = this.#stopSeen;
+    const slot = layout.open(doc);
     let length = 0;
     for (let i = start; i < end; i++) {
-      const term = terms[ids[i] as number] as string;
-      if (this.#stopWords.has(term)) continue;
+      const id = ids[i] as number;
+      const term = terms[id] as string;
+      const known = memo[id] as number;
+      let t: number;
+      if (known > 0 && layout.names[known - 1] === term) {
+        t = known - 1;
+      } else if (known < 0 && stopSeen[-1 - known] === term) {
+        continue;
+      } else if (this.#stopWords.has(term)) {
+        stopSeen.push(term);
+        memo[id] = -stopSeen.length;
+        continue;
+      } else {
+        t = layout.term(term);
+        memo[id] = t + 1;
+      }
       const tf = tfs[i] as number;
       length += tf;
-      let postings = this.#terms.get(term);
-      if (postings === undefined) {
-        postings = { term, slots: [], tfs: [], maxTf: 0, minRatio: Infinity, queryIndex: -1, codes: null };
-        this.#terms.set(term, postings);
-      }
-      const last = postings.slots.length - 1;
-      if (last >= 0 && postings.slots[last] === slot) {
-        // The same term twice in the counts: as add would, one posting with the tfs summed.
-        const sum = (postings.tfs[last] as number) + tf;
-        postings.tfs[last] = sum;
-        if (sum > postings.maxTf) postings.maxTf = sum;
-        postings.codes?.set(slot, sum);
-        continue;
-      }
-      record.postings.push(postings);
-      record.positions.push(postings.slots.length);
-      postings.slots.push(slot);
-      postings.tfs.push(tf);
-      if (tf > postings.maxTf) postings.maxTf = tf;
-      if (postings.codes !== null) {
-        if (postings.slots.length * CODES_DROP < slot + 1) postings.codes = null;
-        else postings.codes.set(slot, tf);
-      }
+      // The same term twice in the counts: as add would, one posting with the tfs summed.
+      layout.count(slot, t, tf);
     }
-    this.#place(record, slot, length);
-  }
-
-  /** The end of {@link add} and {@link addCounted}: the document's length, its terms' ratio bounds, and its slot. */
-  #place(record: DocRecord, slot: number, length: number): void {
-    record.length = length;
-    for (let i = 0; i < record.postings.length; i++) {
-      const postings = record.postings[i] as Postings;
-      const ratio = length / (postings.tfs[record.positions[i] as number] as number);
-      if (ratio < postings.minRatio) postings.minRatio = ratio;
-    }
-    if (this.#slotInfo.length < 2 * (slot + 1)) {
-      // Grow by half: adds come one at a time.
-      const info = new Int32Array(Math.max(64, 2 * (slot + 1), this.#slotInfo.length + (this.#slotInfo.length >> 1)));
-      info.set(this.#slotInfo);
-      this.#slotInfo = info;
-    }
-    this.#slotInfo[2 * slot] = 0;
-    this.#slotInfo[2 * slot + 1] = length;
-    this.#records.push(record);
-    this.#slotOf.set(record.doc, slot);
-    this.#totalLength += length;
+    layout.close(slot, length);
   }
 
   /** Removes `doc`; false when it was not there. Cost grows with the document's distinct terms, not the index. */
   remove(doc: number): boolean {
-    const slot = this.#slotOf.get(doc);
+    const layout = this.#layout;
+    const slot = layout.slotOf.get(doc);
     if (slot === undefined) return false;
-    const record = this.#records[slot] as DocRecord;
-    for (let i = 0; i < record.postings.length; i++) {
-      const postings = record.postings[i] as Postings;
-      const at = record.positions[i] as number;
-      const lastAt = postings.slots.length - 1;
-      if (at !== lastAt) {
-        // Fill the hole with the list's last posting and tell its document where it went.
-        const movedSlot = postings.slots[lastAt] as number;
-        postings.slots[at] = movedSlot;
-        postings.tfs[at] = postings.tfs[lastAt] as number;
-        const moved = this.#records[movedSlot] as DocRecord;
-        moved.positions[moved.postings.indexOf(postings)] = at;
-      }
-      postings.slots.pop();
-      postings.tfs.pop();
-      if (postings.codes !== null) {
-        if (postings.slots.length * CODES_DROP < this.#records.length - 1) postings.codes = null;
-        else postings.codes.set(slot, 0);
-      }
-      if (postings.slots.length === 0) this.#terms.delete(postings.term);
-    }
-    const lastSlot = this.#records.length - 1;
-    const info = this.#slotInfo;
-    if (slot !== lastSlot) {
-      // Move the last document into the freed slot: rewrite its slot number in each of its postings.
-      const moved = this.#records[lastSlot] as DocRecord;
-      for (let i = 0; i < moved.postings.length; i++) {
-        const postings = moved.postings[i] as Postings;
-        postings.slots[moved.positions[i] as number] = slot;
-        postings.codes?.move(lastSlot, slot);
-      }
-      this.#records[slot] = moved;
-      info[2 * slot + 1] = info[2 * lastSlot + 1] as number;
-      this.#slotOf.set(moved.doc, slot);
-    }
-    info[2 * slot] = 0;
-    info[2 * lastSlot] = 0;
-    info[2 * lastSlot + 1] = 0;
-    this.#records.pop();
-    this.#slotOf.delete(doc);
-    this.#totalLength -= record.length;
+    layout.flush();
+    const length = layout.info[2 * slot + 1] as number;
+    layout.remove(slot);
+    layout.slotOf.delete(doc);
+    layout.totalLength -= length;
     return true;
   }
 
@@ -331,23 +239,30 @@ export class Bm25Index {
       throw invalidArgument(`Bm25Index.search: queryTokens must be an array of strings, got ${typeof queryTokens}.`);
     }
     checkK("Bm25Index.search", k);
-    const n = this.#records.length;
-    if (k === 0 || n === 0 || this.#totalLength === 0) return [];
+    const layout = this.#layout;
+    const n = layout.size;
+    if (k === 0 || n === 0 || layout.totalLength === 0) return [];
+    layout.flush();
+    // A build is over: let go of its term list.
+    this.#memoTerms = null;
+    this.#memo = EMPTY_MEMO;
+    this.#stopSeen = [];
     // The query's distinct indexed terms in first-occurrence order: a document's score adds its
     // terms' contributions in this order, whichever way the search walks the postings.
-    const query: Postings[] = [];
+    const query: number[] = [];
     if (this.#base > STAMP_LIMIT - n) {
       // Stamps would overflow: start again from a clean slate (once per ~2³¹ touched documents).
-      for (let slot = 0; slot < n; slot++) this.#slotInfo[2 * slot] = 0;
+      for (let slot = 0; slot < n; slot++) layout.info[2 * slot] = 0;
       this.#base = 1;
     }
     const touched = this.#touched.reset();
+    const queryIndex = layout.queryIndex;
     try {
       for (const term of queryTokens) {
-        const postings = this.#terms.get(term);
-        if (postings === undefined || postings.queryIndex !== -1 || this.#stopWords.has(term)) continue;
-        postings.queryIndex = query.length;
-        query.push(postings);
+        const t = layout.ids.get(term);
+        if (t === undefined || queryIndex[t] !== -1 || this.#stopWords.has(term)) continue;
+        queryIndex[t] = query.length;
+        query.push(t);
       }
       // Pruning pays only with several lists to choose from and a k small next to the index (keeping
       // the k best partial scores costs more as k grows, and a large k leaves little to skip: on the
@@ -359,35 +274,40 @@ export class Bm25Index {
       }
       return this.#scorePruned(query, k);
     } finally {
-      for (const postings of query) postings.queryIndex = -1;
+      for (const t of query) queryIndex[t] = -1;
       // Every stamp of this search falls below the next one's base.
       this.#base += touched.count;
     }
   }
 
   /** Scores every document holding a query term, term by term in query order. */
-  #scoreAll(query: readonly Postings[], k: number): ScoredDoc[] {
-    const n = this.#records.length;
+  #scoreAll(query: readonly number[], k: number): ScoredDoc[] {
+    const layout = this.#layout;
+    const n = layout.size;
     const k1 = this.k1;
     const b = this.b;
-    const avgLength = this.#totalLength / n;
-    const info = this.#slotInfo;
+    const avgLength = layout.totalLength / n;
+    const info = layout.info;
+    const pool = layout.pool;
+    const starts = layout.start;
+    const dfs = layout.df;
     const base = this.#base;
     const touched = this.#touched;
     let postingCount = 0;
-    for (const { slots } of query) postingCount += slots.length;
+    for (const t of query) postingCount += dfs[t] as number;
     touched.reserve(Math.min(n, postingCount), this.#heap);
     const touchedSlots = touched.slots;
     const partials = touched.partials;
     const norms = touched.norms;
     const { norms: normTable, ones: oneTable } = this.#normTables(avgLength);
     let count = 0;
-    for (const { slots, tfs } of query) {
-      const df = slots.length;
+    for (const t of query) {
+      const df = dfs[t] as number;
       const weight = Math.log(1 + (n - df + 0.5) / (df + 0.5)) * (k1 + 1);
-      for (let i = 0; i < df; i++) {
-        const slot = slots[i] as number;
-        const tf = tfs[i] as number;
+      const end = 2 * ((starts[t] as number) + df);
+      for (let p = 2 * (starts[t] as number); p < end; p += 2) {
+        const slot = pool[p] as number;
+        const tf = pool[p + 1] as number;
         let id = (info[2 * slot] as number) - base;
         // Written as weight · tf/(tf + …) so that with k1 = 0 the fraction is exactly 1 and equal docs tie exactly.
         if (id >= 0) {
@@ -411,8 +331,8 @@ export class Bm25Index {
     }
     touched.count = count;
     const top = new TopK(Math.min(k, count));
-    const records = this.#records;
-    for (let id = 0; id < count; id++) top.offer((records[touchedSlots[id] as number] as DocRecord).doc, partials[id] as number);
+    const docOf = layout.docOf;
+    for (let id = 0; id < count; id++) top.offer(docOf[touchedSlots[id] as number] as number, partials[id] as number);
     return top.drain();
   }
 
@@ -438,13 +358,17 @@ export class Bm25Index {
    * documents whose score is near or above the k-th best are scored again in query order, from their
    * own records.
    */
-  #scorePruned(query: readonly Postings[], k: number): ScoredDoc[] {
-    const n = this.#records.length;
+  #scorePruned(query: readonly number[], k: number): ScoredDoc[] {
+    const layout = this.#layout;
+    const n = layout.size;
     const m = query.length;
     const k1 = this.k1;
     const b = this.b;
-    const avgLength = this.#totalLength / n;
-    const info = this.#slotInfo;
+    const avgLength = layout.totalLength / n;
+    const info = layout.info;
+    const pool = layout.pool;
+    const starts = layout.start;
+    const dfs = layout.df;
     const base = this.#base;
     if (this.#weights.length < m + 1) {
       this.#weights = new Float64Array(2 * m + 1);
@@ -456,7 +380,7 @@ export class Bm25Index {
     // below 2⁵³) needs no comparator.
     const order = this.#order.subarray(0, m);
     for (let j = 0; j < m; j++) {
-      const df = (query[j] as Postings).slots.length;
+      const df = dfs[query[j] as number] as number;
       weights[j] = Math.log(1 + (n - df + 0.5) / (df + 0.5)) * (k1 + 1);
       order[j] = df * MAX_PRUNED_TERMS + j;
     }
@@ -469,7 +393,9 @@ export class Bm25Index {
     remaining[m] = 0;
     for (let s = m - 1; s >= 0; s--) {
       const j = order[s] as number;
-      const { maxTf, minRatio } = query[j] as Postings;
+      const t = query[j] as number;
+      const maxTf = layout.maxTf[t] as number;
+      const minRatio = layout.minRatio[t] as number;
       remaining[s] = (remaining[s + 1] as number) + (weights[j] as number) / (1 + (k1 * (1 - b)) / maxTf + (k1 * b * minRatio) / avgLength);
     }
     if (this.#aliveBits.length < (n + 31) >> 5) this.#aliveBits = new Int32Array((info.length / 2 + 31) >> 5);
@@ -489,16 +415,17 @@ export class Bm25Index {
     for (; s < m; s++) {
       if (heap.size === capacity && (heap.scores[0] as number) * SAFE > (remaining[s] as number)) break;
       const j = order[s] as number;
-      const { slots, tfs } = query[j] as Postings;
+      const t = query[j] as number;
       const weight = weights[j] as number;
-      const df = slots.length;
+      const df = dfs[t] as number;
+      const end = 2 * ((starts[t] as number) + df);
       touched.reserve(Math.min(n, count + df), heap);
       // Per touched document: MATCH_ONE × how many query terms it matched (saturating at 3), plus
       // the IN_HEAP flag.
       const { slots: touchedSlots, partials, norms, marks } = touched;
-      for (let i = 0; i < df; i++) {
-        const slot = slots[i] as number;
-        const tf = tfs[i] as number;
+      for (let p = 2 * (starts[t] as number); p < end; p += 2) {
+        const slot = pool[p] as number;
+        const tf = pool[p + 1] as number;
         let id = (info[2 * slot] as number) - base;
         let partial: number;
         let mark: number;
@@ -544,14 +471,17 @@ export class Bm25Index {
     for (let first = true; s < m; s++, first = false) {
       const floor = (heap.scores[0] as number) * SAFE - (remaining[s] as number);
       const j = order[s] as number;
-      const postings = query[j] as Postings;
+      const t = query[j] as number;
       const weight = weights[j] as number;
-      const { slots, tfs } = postings;
-      const df = slots.length;
-      let codes = postings.codes;
+      const df = dfs[t] as number;
+      const from = 2 * (starts[t] as number);
+      let codes = layout.codes[t] as TfCodes | null;
       let kept = 0;
       if (size * PROBE_COST < df && (codes !== null || df * CODES_FRACTION >= n)) {
-        codes ??= postings.codes = TfCodes.fromPostings(slots, tfs, n);
+        if (codes === null) {
+          codes = TfCodes.fromPairs(pool, starts[t] as number, df, n);
+          layout.codes[t] = codes;
+        }
         for (let c = 0; c < size; c++) {
           const id = first ? c : (survivors[c] as number);
           const partial = partials[id] as number;
@@ -559,7 +489,7 @@ export class Bm25Index {
           survivors[kept++] = id;
           let tf = codes.get(touchedSlots[id] as number);
           if (tf === 0) continue;
-          if (tf === 3) tf = this.#tfOf(touchedSlots[id] as number, postings);
+          if (tf === 3) tf = layout.tfOf(touchedSlots[id] as number, t);
           const grown = partial + weight * (tf / (tf + (norms[id] as number)));
           partials[id] = grown;
           marks[id] = keepPartial(heap, marks, id, marks[id] as number, grown);
@@ -575,11 +505,11 @@ export class Bm25Index {
         bits[slot >> 5] = (bits[slot >> 5] as number) | (1 << (slot & 31));
       }
       size = kept;
-      for (let i = 0; i < df; i++) {
-        const slot = slots[i] as number;
+      for (let p = from, end = from + 2 * df; p < end; p += 2) {
+        const slot = pool[p] as number;
         if (((bits[slot >> 5] as number) & (1 << (slot & 31))) === 0) continue;
         const id = (info[2 * slot] as number) - base;
-        const tf = tfs[i] as number;
+        const tf = pool[p + 1] as number;
         const grown = (partials[id] as number) + weight * (tf / (tf + (norms[id] as number)));
         partials[id] = grown;
         marks[id] = keepPartial(heap, marks, id, marks[id] as number, grown);
@@ -590,16 +520,15 @@ export class Bm25Index {
     // This floor is at least every earlier one, so the documents at or above it were never skipped
     // and their scores are complete: they are the ones that can be in the top k.
     const floor = heap.size === capacity ? (heap.scores[0] as number) * SAFE : -Infinity;
-    const records = this.#records;
+    const docOf = layout.docOf;
     const top = new TopK(Math.min(k, size));
     for (let c = 0; c < size; c++) {
       const id = phase2 ? (survivors[c] as number) : c;
       const partial = partials[id] as number;
       if (partial < floor) continue;
       const slot = touchedSlots[id] as number;
-      const record = records[slot] as DocRecord;
-      const score = (marks[id] as number) < MATCH_MANY ? partial : this.#rescore(record, info[2 * slot + 1] as number, query, weights, avgLength);
-      top.offer(record.doc, score);
+      const score = (marks[id] as number) < MATCH_MANY ? partial : this.#rescore(slot, info[2 * slot + 1] as number, query, weights, avgLength);
+      top.offer(docOf[slot] as number, score);
     }
     return top.drain();
   }
@@ -624,27 +553,26 @@ export class Bm25Index {
     return tables;
   }
 
-  /** The tf of the document in `slot` for the term of `postings`, which it holds. */
-  #tfOf(slot: number, postings: Postings): number {
-    const record = this.#records[slot] as DocRecord;
-    return postings.tfs[record.positions[record.postings.indexOf(postings)] as number] as number;
-  }
-
   /** The document's score, adding its query terms' contributions in query order as #scoreAll does. */
-  #rescore(record: DocRecord, length: number, query: readonly Postings[], weights: Float64Array, avgLength: number): number {
+  #rescore(slot: number, length: number, query: readonly number[], weights: Float64Array, avgLength: number): number {
+    const layout = this.#layout;
+    const docPool = layout.docPool;
+    const pool = layout.pool;
+    const starts = layout.start;
+    const first = layout.docStart[slot] as number;
+    const last = first + (layout.docTerms[slot] as number);
     const k1 = this.k1;
     const lengthNorm = 1 - this.b + (this.b * length) / avgLength;
     const m = query.length;
     let score = 0;
     if (m <= RESCORE_BY_IDENTITY) {
-      // Compare the document's postings lists with the query's by identity: reading each list's
-      // queryIndex would touch the document's other terms, seldom in cache.
-      const own = record.postings;
+      // Compare the document's terms with the query's by number: reading each term's queryIndex
+      // would touch the document's other terms, seldom in cache.
       for (let j = 0; j < m; j++) {
-        const postings = query[j] as Postings;
-        for (let i = 0; i < own.length; i++) {
-          if (own[i] !== postings) continue;
-          const tf = postings.tfs[record.positions[i] as number] as number;
+        const t = query[j] as number;
+        for (let e = first; e < last; e++) {
+          if (docPool[2 * e] !== t) continue;
+          const tf = pool[2 * ((starts[t] as number) + (docPool[2 * e + 1] as number)) + 1] as number;
           score = score + (weights[j] as number) * (tf / (tf + k1 * lengthNorm));
           break;
         }
@@ -658,9 +586,10 @@ export class Bm25Index {
     const terms = this.#rescoreTerms;
     const tfs = this.#rescoreTfs;
     let count = 0;
-    for (let i = 0; i < record.postings.length; i++) {
-      const postings = record.postings[i] as Postings;
-      const q = postings.queryIndex;
+    const queryIndex = layout.queryIndex;
+    for (let e = first; e < last; e++) {
+      const t = docPool[2 * e] as number;
+      const q = queryIndex[t] as number;
       if (q < 0) continue;
       // Insertion into query order: a memory has few terms.
       let at = count++;
@@ -670,7 +599,7 @@ export class Bm25Index {
         at--;
       }
       terms[at] = q;
-      tfs[at] = postings.tfs[record.positions[i] as number] as number;
+      tfs[at] = pool[2 * ((starts[t] as number) + (docPool[2 * e + 1] as number)) + 1] as number;
     }
     for (let i = 0; i < count; i++) {
       const tf = tfs[i] as number;
@@ -710,8 +639,12 @@ const MATCH_MANY = 3 * MATCH_ONE;
 const PROBE_COST = 1;
 /** A term gets TfCodes (n / 4 bytes) when it is held by at least 1 / CODES_FRACTION of the n documents… */
 const CODES_FRACTION = 16;
-/** …and loses them when it falls below 1 / CODES_DROP, so they never cost more than 8 bytes per posting (+50 % while growing). */
-const CODES_DROP = 32;
+/** …and loses them when it falls below 1 / CODES_DROP (bm25-layout.ts). */
+void CODES_DROP;
+/** Most tokens a document may count: lengths are kept as Int32. */
+const MAX_LENGTH = 0x7fffffff;
+/** addCounted's memo when no build is under way. */
+const EMPTY_MEMO = new Int32Array(0);
 
 /** Records a document's grown partial score in the heap of the k best; returns its new mark. */
 function keepPartial(heap: PartialHeap, marks: Uint8Array, id: number, mark: number, partial: number): number {

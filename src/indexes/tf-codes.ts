@@ -22,6 +22,13 @@ export class TfCodes {
     return codes;
   }
 
+  /** Codes for the `count` postings stored as (slot, tf) pairs in `pairs` from pair `from`, with room for `slotCount` slots (indexes/bm25-layout.ts). */
+  static fromPairs(pairs: Int32Array, from: number, count: number, slotCount: number): TfCodes {
+    const codes = new TfCodes(new Int32Array((slotCount + 15) >> 4));
+    for (let p = 2 * from, end = 2 * (from + count); p < end; p += 2) codes.set(pairs[p] as number, pairs[p + 1] as number);
+    return codes;
+  }
+
   /** Bytes held. */
   get byteLength(): number {
     return this.#words.byteLength;

@@ -1,0 +1,228 @@
+// The typed-array BM25 layout (bm25-layout.ts) against the algorithm it replaced: same answers, scores bit for bit.
+
+import { describe, it, expect } from "vitest";
+import { Bm25Index } from "./bm25-index.ts";
+import { Bm25Layout } from "./bm25-layout.ts";
+import { ENGLISH_STOP_WORDS } from "../text/stop-words.ts";
+import { seededRandom } from "../../test/helpers/seeded-random.ts";
+
+/**
+ * The index as it was before its typed-array layout, reduced to what decides an answer: a postings list
+ * of (doc, tf) per term, built by adding the documents one at a time in the order given, and the
+ * search that scores every document holding a query term, adding its terms' contributions in query
+ * order with the same float operations (weight · tf/(tf + k1 · lengthNorm), starting from the first
+ * contribution). The pruned search is held to this same loop by bm25-index.test.ts.
+ */
+function oldIndex(
+  docs: ReadonlyMap<number, readonly string[]>,
+  k1: number,
+  b: number,
+  stopWords: ReadonlySet<string>,
+): (query: readonly string[], k: number) => Array<{ doc: number; score: number }> {
+  const terms = new Map<string, { docs: number[]; tfs: number[] }>();
+  const lengths = new Map<number, number>();
+  let totalLength = 0;
+  for (const [doc, tokens] of docs) {
+    const counts = new Map<string, number>();
+    let length = 0;
+    for (const token of tokens) {
+      if (stopWords.has(token)) continue;
+      counts.set(token, (counts.get(token) ?? 0) + 1);
+      length++;
+    }
+    for (const [term, tf] of counts) {
+      let postings = terms.get(term);
+      if (postings === undefined) terms.set(term, (postings = { docs: [], tfs: [] }));
+      postings.docs.push(doc);
+      postings.tfs.push(tf);
+    }
+    lengths.set(doc, length);
+    totalLength += length;
+  }
+  const n = docs.size;
+  const avgLength = totalLength / n;
+  return (query, k) => {
+    if (k === 0 || n === 0 || totalLength === 0) return [];
+    const scores = new Map<number, number>();
+    const seen = new Set<string>();
+    for (const term of query) {
+      if (seen.has(term) || stopWords.has(term)) continue;
+      seen.add(term);
+      const postings = terms.get(term);
+      if (postings === undefined) continue;
+      const df = postings.docs.length;
+      const weight = Math.log(1 + (n - df + 0.5) / (df + 0.5)) * (k1 + 1);
+      for (let i = 0; i < df; i++) {
+        const doc = postings.docs[i] as number;
+        const tf = postings.tfs[i] as number;
+        const norm = k1 * (1 - b + (b * (lengths.get(doc) as number)) / avgLength);
+        const contribution = weight * (tf / (tf + norm));
+        const before = scores.get(doc);
+        scores.set(doc, before === undefined ? contribution : before + contribution);
+      }
+    }
+    const results = [...scores].map(([doc, score]) => ({ doc, score }));
+    results.sort((x, y) => y.score - x.score || y.doc - x.doc);
+    return results.slice(0, k);
+  };
+}
+
+/** A document as a snapshot section keeps it: (term id, count) pairs against a term list that grows as documents come. */
+class CountedBlock {
+  terms: string[] = [];
+  readonly #ids = new Map<string, number>();
+  ids: number[] = [];
+  tfs: number[] = [];
+
+  /** Appends `tokens` counted, in first-occurrence order; with `twice`, one term's count is split over two pairs (add must sum them). */
+  push(tokens: readonly string[], twice: boolean): [number, number] {
+    const start = this.ids.length;
+    const counts = new Map<string, number>();
+    for (const t of tokens) counts.set(t, (counts.get(t) ?? 0) + 1);
+    for (const [term, tf] of counts) {
+      let id = this.#ids.get(term);
+      if (id === undefined) {
+        id = this.terms.length;
+        this.terms.push(term);
+        this.#ids.set(term, id);
+      }
+      if (twice && tf >= 2) {
+        this.ids.push(id, id);
+        this.tfs.push(1, tf - 1);
+        twice = false;
+      } else {
+        this.ids.push(id);
+        this.tfs.push(tf);
+      }
+    }
+    return [start, this.ids.length];
+  }
+}
+
+/** Zipf-like vocabulary draws, with stop words among the common ones, so that some terms are in most documents. */
+function vocabulary(random: () => number, size: number): () => string {
+  const words = ["the", "and", "i", "peanut", "coffee", "berlin", "tea"];
+  for (let i = words.length; i < size; i++) words.push(`w${i}`);
+  return () => words[Math.min(size - 1, Math.floor(size ** random()) - 1)] as string;
+}
+
+describe("Bm25Index in typed arrays (Bm25Layout)", () => {
+  // Bounded by runs. Each run drives one index through random adds (by tokens, and by counts in staged
+  // batches against one or several term lists), removes (of staged documents too) and searches (pruned
+  // and not), and checks every answer against the old algorithm over the documents held.
+  it("answers as the old layout did, scores bit for bit, over random adds, counted batches, removes and searches", () => {
+    const random = seededRandom(1717);
+    const pick = (n: number): number => Math.floor(random() * n);
+    for (let run = 0; run < 40; run++) {
+      const params = run % 4 === 3 ? { k1: 1.2, b: 0.75 } : { k1: 0.9, b: 0.4 };
+      const stopWords = run % 5 === 4 ? new Set<string>() : ENGLISH_STOP_WORDS;
+      const index = new Bm25Index({ ...params, stopWords });
+      const word = vocabulary(random, 20 + pick(400));
+      const docs = new Map<number, readonly string[]>();
+      let block = new CountedBlock();
+      let next = 1;
+      const target = 50 + pick(run % 8 === 0 ? 1200 : 250);
+      const check = (label: string): void => {
+        expect(index.size, label).toBe(docs.size);
+        const old = oldIndex(docs, params.k1, params.b, stopWords);
+        for (let q = 0; q < 6; q++) {
+          const query = Array.from({ length: 1 + pick(6) }, word);
+          const k = random() < 0.5 ? 1 + pick(5) : 1 + pick(docs.size + 3);
+          expect(index.search(query, k), `${label}: "${query.join(" ")}" k ${k}`).toEqual(old(query, k));
+        }
+      };
+      for (let step = 0; step < 6 * target; step++) {
+        // Adds (a batch brings 20 documents on average) while below the target size, removes above it.
+        const r = docs.size < target ? random() : 0.5 + 0.5 * random();
+        if (r < 0.3) {
+          // A batch by counts, staged until the next search or remove.
+          if (random() < 0.2) block = new CountedBlock();
+          const batch = Array.from({ length: 1 + pick(40) }, () => Array.from({ length: pick(16) }, word));
+          const ranges = batch.map((tokens) => block.push(tokens, random() < 0.1));
+          // As a snapshot's block gives them (typed), or as plain arrays.
+          const ids = random() < 0.5 ? Uint32Array.from(block.ids) : block.ids;
+          const tfs = random() < 0.5 ? Uint32Array.from(block.tfs) : block.tfs;
+          batch.forEach((tokens, i) => {
+            const [start, end] = ranges[i] as [number, number];
+            index.addCounted(next, block.terms, ids, tfs, start, end);
+            docs.set(next++, tokens);
+          });
+        } else if (r < 0.5) {
+          const tokens = Array.from({ length: pick(16) }, word);
+          index.add(next, tokens);
+          docs.set(next++, tokens);
+        } else if (r < 0.75 && docs.size > 0) {
+          const held = [...docs.keys()];
+          const doc = held[pick(held.length)] as number;
+          expect(index.remove(doc)).toBe(true);
+          docs.delete(doc);
+          expect(index.has(doc)).toBe(false);
+        } else if (r < 0.97) {
+          expect(index.remove(next + 5)).toBe(false);
+        } else {
+          check(`run ${run} step ${step}`);
+        }
+      }
+      check(`run ${run} end`);
+      // Remove most, then all: the index must empty cleanly and take documents again.
+      for (const doc of [...docs.keys()]) {
+        if (random() < 0.9) {
+          index.remove(doc);
+          docs.delete(doc);
+        }
+      }
+      check(`run ${run} after removing most`);
+      for (const doc of [...docs.keys()]) index.remove(doc);
+      docs.clear();
+      expect(index.search([word(), word()], 5)).toEqual([]);
+      index.add(next, ["peanut", "coffee"]);
+      docs.set(next, ["peanut", "coffee"]);
+      check(`run ${run} refilled`);
+    }
+  });
+
+  it("builds a large counted batch as single adds would, pruned searches included", () => {
+    const random = seededRandom(4242);
+    const word = vocabulary(random, 3000);
+    const block = new CountedBlock();
+    const bulk = new Bm25Index();
+    const single = new Bm25Index();
+    const docs = new Map<number, readonly string[]>();
+    for (let doc = 1; doc <= 5000; doc++) {
+      const tokens = Array.from({ length: 3 + Math.floor(random() * 12) }, word);
+      const [start, end] = block.push(tokens, false);
+      bulk.addCounted(doc, block.terms, block.ids, block.tfs, start, end);
+      single.add(doc, tokens);
+      if (doc % 7 === 0) single.search(["peanut"], 1); // single's postings are written a document at a time
+      docs.set(doc, tokens);
+    }
+    const old = oldIndex(docs, 0.9, 0.4, ENGLISH_STOP_WORDS);
+    for (let q = 0; q < 40; q++) {
+      const query = Array.from({ length: 2 + Math.floor(random() * 8) }, word);
+      const k = 1 + Math.floor(random() * 20);
+      const expected = old(query, k);
+      expect(bulk.search(query, k), query.join(" ")).toEqual(expected);
+      expect(single.search(query, k), query.join(" ")).toEqual(expected);
+    }
+  });
+
+  it("gives dead space back: the pools shrink after most documents are removed", () => {
+    const layout = new Bm25Layout();
+    for (let doc = 0; doc < 4000; doc++) {
+      const slot = layout.open(doc);
+      for (let i = 0; i < 8; i++) layout.count(slot, layout.term(`t${(doc * 7 + i * 13) % 900}`), 1 + (i % 3));
+      layout.close(slot, 12);
+      if (doc % 50 === 0) layout.flush();
+    }
+    layout.flush();
+    const full = layout.byteLength;
+    for (let doc = 0; doc < 3900; doc++) {
+      layout.remove(layout.slotOf.get(doc) as number);
+      layout.slotOf.delete(doc);
+    }
+    expect(layout.size).toBe(100);
+    // The per-slot and per-term arrays keep their size; the pools (most of the bytes) are compacted.
+    expect(layout.pool.length + layout.docPool.length).toBeLessThan(8 * 100 * 8 * 2);
+    expect(layout.byteLength).toBeLessThan(full / 2);
+  });
+});
