@@ -404,8 +404,9 @@ describe("VectorIndex sparse rows", () => {
       const dim = [4, 5, 16, 37, 256][run % 5] as number;
       const sparse = new VectorIndex(dim);
       const dense = new VectorIndex(dim, { sparse: false });
-      // Sparse until it holds more than a few dozen vectors, then dense (as a user's index past DENSE_AFTER).
-      const switching = new VectorIndex(dim, { denseAfter: 10 + run * 3 });
+      // Inverted blocks of a few rows (a user's index past BLOCK_ROWS, 4,096): rows freeze into blocks and
+      // blocks dissolve back into rows often.
+      const blocked = new VectorIndex(dim, { blockRows: 3 + (run % 5) * 6 });
       const held = new Map<number, Float32Array>();
       let next = 1;
       const steps = 50 + Math.floor(random() * 400);
@@ -417,7 +418,7 @@ describe("VectorIndex sparse rows", () => {
           const v = randomVector(random, dim, density);
           sparse.add(next, v);
           dense.add(next, v);
-          switching.add(next, v);
+          blocked.add(next, v);
           held.set(next++, v);
         } else if (r < 0.6) {
           const n = 1 + Math.floor(random() * 20);
@@ -430,16 +431,16 @@ describe("VectorIndex sparse rows", () => {
             docs.push(next++);
           }
           if (random() < 0.5) sparse.reserve(sparse.size + n);
-          if (random() < 0.5) switching.reserve(switching.size + n);
+          if (random() < 0.5) blocked.reserve(blocked.size + n);
           sparse.addRows(docs, rows);
           dense.addRows(docs, rows);
-          switching.addRows(docs, rows);
+          blocked.addRows(docs, rows);
         } else if (r < 0.85 && held.size > 0) {
           const docs = [...held.keys()];
           const doc = docs[Math.floor(random() * docs.length)] as number;
           expect(sparse.remove(doc)).toBe(true);
           expect(dense.remove(doc)).toBe(true);
-          expect(switching.remove(doc)).toBe(true);
+          expect(blocked.remove(doc)).toBe(true);
           held.delete(doc);
         } else {
           const query = randomVector(random, dim, random() < 0.5 ? 0.3 : 1);
@@ -449,34 +450,118 @@ describe("VectorIndex sparse rows", () => {
           const c = { count: 0, sum: 0, sumSquares: 0 };
           const expected = dense.search(query, k, b);
           expect(sparse.search(query, k, a)).toEqual(expected);
-          expect(switching.search(query, k, c)).toEqual(expected);
+          expect(blocked.search(query, k, c)).toEqual(expected);
           expect(a).toEqual(b);
           expect(c).toEqual(b);
           for (const doc of [...held.keys()].slice(0, 20)) {
             expect(sparse.score(doc, query)).toBe(dense.score(doc, query));
-            expect(switching.score(doc, query)).toBe(dense.score(doc, query));
+            expect(blocked.score(doc, query)).toBe(dense.score(doc, query));
           }
         }
         // Trimming (as after a bulk build) changes no answer.
         if (random() < 0.05) sparse.trim();
-        if (random() < 0.05) switching.trim();
+        if (random() < 0.05) blocked.trim();
         expect(sparse.size).toBe(held.size);
-        expect(switching.size).toBe(held.size);
+        expect(blocked.size).toBe(held.size);
       }
       for (const [doc, v] of held) {
         expect(sparse.vector(doc)).toEqual(v);
         expect(dense.vector(doc)).toEqual(v);
-        expect(switching.vector(doc)).toEqual(v);
+        expect(blocked.vector(doc)).toEqual(v);
         // holds() is what lets a record read its vector from the index: the same answer in every layout.
-        expect(switching.holds(doc, v)).toBe(sparse.holds(doc, v));
+        expect(blocked.holds(doc, v)).toBe(sparse.holds(doc, v));
       }
-      // Past its threshold the switching index holds no pairs: its bytes are the dense rows only.
-      if (held.size > 10 + run * 3 && switching.size > 0) expect(switching.byteLength).toBeGreaterThanOrEqual(switching.size * dim * 4);
       const query = randomVector(random, dim, 1);
+      expect(blocked.search(query, held.size + 1)).toEqual(rowMajorScan(held, dim, query, held.size + 1));
       expect(sparse.search(query, held.size + 1)).toEqual(rowMajorScan(held, dim, query, held.size + 1));
+      for (const [doc] of held) expect(blocked.nonZero(doc)).toBe(dense.nonZero(doc));
       expect(sparse.remove(0)).toBe(false);
       expect(sparse.vector(0)).toBeUndefined();
     }
+  });
+
+  it("inverted blocks answer exactly as dense rows over random adds, batches, removes and queries (fast-check, bounded by runs)", () => {
+    // Hashing-like vectors (a few non-zero components, unit length), now and then a dense one or a repeat
+    // (equal scores); blocks of 1–40 rows, so rows freeze into blocks and half-dead blocks dissolve often.
+    const op = fc.oneof(
+      { weight: 5, arbitrary: fc.record({ kind: fc.constant("add" as const), seed: fc.integer() }) },
+      { weight: 2, arbitrary: fc.record({ kind: fc.constant("batch" as const), seed: fc.integer(), n: fc.integer({ min: 1, max: 70 }) }) },
+      { weight: 4, arbitrary: fc.record({ kind: fc.constant("remove" as const), pick: fc.nat() }) },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant("search" as const), seed: fc.integer(), k: fc.integer({ min: 1, max: 60 }) }) },
+    );
+    fc.assert(
+      fc.property(fc.constantFrom(7, 16, 33, 256), fc.integer({ min: 1, max: 40 }), fc.array(op, { minLength: 1, maxLength: 120 }), (dim, blockRows, ops) => {
+        const inverted = new VectorIndex(dim, { blockRows });
+        const dense = new VectorIndex(dim, { sparse: false });
+        const held = new Map<number, Float32Array>();
+        const order: number[] = [];
+        let next = 0;
+        const vector = (random: () => number): Float32Array => {
+          if (order.length > 0 && random() < 0.1) return held.get(order[Math.floor(random() * order.length)] as number)!.slice();
+          const v = new Float32Array(dim);
+          const set = random() < 0.1 ? dim : 1 + Math.floor(random() * Math.max(1, dim / 5));
+          for (let i = 0; i < set; i++) v[Math.floor(random() * dim)] = Math.fround(random() - 0.4);
+          const norm = Math.sqrt(dot(v, v));
+          if (norm > 0) for (let c = 0; c < dim; c++) v[c] = (v[c] as number) / norm;
+          return v;
+        };
+        const check = (random: () => number, k: number): void => {
+          const query = random() < 0.5 ? vector(random) : Float32Array.from({ length: dim }, () => (random() < 0.3 ? Math.fround(random() - 0.5) : 0));
+          const a = { count: 0, sum: 0, sumSquares: 0 };
+          const b = { count: 0, sum: 0, sumSquares: 0 };
+          const got = inverted.search(query, k, a);
+          expect(got).toEqual(dense.search(query, k, b));
+          expect(a).toEqual(b);
+          expect(got).toEqual(rowMajorScan(held, dim, query, k));
+          for (const hit of got) expect(inverted.score(hit.doc, query)).toBe(hit.score);
+        };
+        for (const step of ops) {
+          if (step.kind === "add") {
+            const v = vector(seeded(step.seed));
+            inverted.add(next, v);
+            dense.add(next, v);
+            held.set(next, v);
+            order.push(next++);
+          } else if (step.kind === "batch") {
+            const random = seeded(step.seed);
+            const docs: number[] = [];
+            const rows = new Float32Array(step.n * dim);
+            for (let i = 0; i < step.n; i++) {
+              const v = vector(random);
+              rows.set(v, i * dim);
+              held.set(next, v);
+              order.push(next);
+              docs.push(next++);
+            }
+            inverted.reserve(inverted.size + step.n);
+            inverted.addRows(docs, rows);
+            dense.addRows(docs, rows);
+          } else if (step.kind === "remove") {
+            if (order.length === 0) continue;
+            const at = step.pick % order.length;
+            const doc = order[at] as number;
+            order[at] = order[order.length - 1] as number;
+            order.pop();
+            held.delete(doc);
+            expect(inverted.remove(doc)).toBe(true);
+            expect(dense.remove(doc)).toBe(true);
+          } else {
+            check(seeded(step.seed), step.k);
+          }
+        }
+        expect(inverted.size).toBe(held.size);
+        check(seeded(next), held.size + 1);
+        // Read back in doc order (a loaded user's records) and in reverse (the block's cursor restarts).
+        const docs = [...held.keys()].sort((x, y) => x - y);
+        for (const doc of [...docs, ...docs.reverse()]) {
+          const v = held.get(doc)!;
+          expect(inverted.vector(doc)).toEqual(v);
+          expect(inverted.holds(doc, v)).toBe(dense.holds(doc, v));
+          expect(inverted.nonZero(doc)).toBe(dense.nonZero(doc));
+        }
+      }),
+      { numRuns: 150 },
+    );
   });
 
   it("dense rows grow by whole blocks past the first, and trim answers the same, before and after more adds", () => {
