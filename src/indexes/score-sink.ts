@@ -14,7 +14,7 @@ export const MOMENT_SCALE = 2 ** 26;
 export const INTEGER_SHIFT = 2 ** 52;
 
 /**
- * `Math.round(x)` for 0 ≤ x < 2^52, to the bit, without calling it: on Node 20–24 `Math.round` costs
+ * `Math.round(x)` for +0 ≤ x < 2^52, to the bit, without calling it: on Node 20–24 `Math.round` costs
  * ~13 ns a call (bench: 1.2–2.5 ms for 200k calls), and the scans round two numbers per doc scoring above 0.
  * Adding 2^52 rounds to nearest with ties to even; `y - x` is exact (Sterbenz), so a tie rounded down
  * (y − x = −0.5) is the one case where `Math.round`, which takes ties up, differs: it is moved up.

@@ -93,7 +93,8 @@ export class SparseVectors {
     for (let c = 0, dim = this.#dim; c < dim; c++) {
       const value = vector[c] as number;
       if (value === 0) {
-        if (Object.is(value, -0)) return false;
+        // −0 (1 / −0 is −Infinity): not the 0 held here.
+        if (1 / value < 0) return false;
         continue;
       }
       if (++seen > count || block.valueAt(c, row) !== value) return false;
@@ -213,4 +214,3 @@ function blockCode(id: number, row: number): number {
 
 /** The four partial sums of a block's rows, side by side (InvertedBlock.scan), shared: a scan never runs inside another. */
 let sums = new Float64Array(0);
-

@@ -2,7 +2,8 @@
 
 import { describe, it, expect } from "vitest";
 import fc from "fast-check";
-import { VectorIndex } from "./vector-index.ts";
+import { VectorIndex, vectorBytes } from "./vector-index.ts";
+import { roundHalfUp } from "./score-sink.ts";
 import { dot, dotAt } from "../embedding/vector-math.ts";
 import { throwsWith } from "../../test/helpers/scripted.ts";
 import { seededRandom } from "../../test/helpers/seeded-random.ts";
@@ -591,6 +592,69 @@ describe("VectorIndex sparse rows", () => {
     for (let doc = 1; doc <= 3300; doc += 7) expect(trimmed.remove(doc)).toBe(plain.remove(doc));
     check();
     for (let doc = 2; doc <= 3300; doc += 97) expect(trimmed.vector(doc)).toEqual(plain.vector(doc));
+  });
+
+  it("past 4,096 hashing vectors stays sparse (blocks), answers as dense rows, and vectorBytes tracks its bytes", async () => {
+    const { HashingEmbedder } = await import("../embedding/hashing-embedder.ts");
+    const embedder = new HashingEmbedder();
+    const words = ["Anna", "Berlin", "violin", "coffee", "tea", "Osaka", "hiking", "peanut", "daughter", "Tuesday", "chess", "jazz"];
+    const text = (i: number): string => `note ${i}: ${words[i % 12]} ${words[(i >> 2) % 12]} and ${words[(i >> 5) % 12]} at ${i % 97}`;
+    const blocked = new VectorIndex(256);
+    const dense = new VectorIndex(256, { sparse: false });
+    let estimate = 0;
+    const n = 9000;
+    const docs: number[] = [];
+    const rows = new Float32Array(64 * 256);
+    for (let i = 0; i < n; i++) {
+      const v = embedder.embedOne(text(i));
+      dense.add(i, v);
+      rows.set(v, docs.length * 256);
+      docs.push(i);
+      if (docs.length === 64 || i === n - 1) {
+        // As a loaded user's index is built: in tiles (state/entry-state.ts).
+        blocked.addRows(docs, rows);
+        docs.length = 0;
+      }
+    }
+    blocked.trim();
+    for (let i = 0; i < n; i++) estimate += vectorBytes(blocked.nonZero(i), 256);
+    expect(blocked.byteLength).toBeLessThan(0.3 * dense.byteLength);
+    expect(Math.abs(blocked.byteLength - estimate)).toBeLessThan(0.25 * estimate);
+    // Most of the first block removed (it dissolves back into rows), some of the others.
+    for (let i = 0; i < n; i++) if ((i < 4096 && i % 5 !== 0) || i % 7 === 0) expect(blocked.remove(i)).toBe(dense.remove(i));
+    for (let q = 0; q < 12; q++) {
+      const query = embedder.embedOne(`${words[q]} ${words[(q * 5) % 12]} note ${q * 13}`);
+      const a = { count: 0, sum: 0, sumSquares: 0 };
+      const b = { count: 0, sum: 0, sumSquares: 0 };
+      expect(blocked.search(query, 20, a)).toEqual(dense.search(query, 20, b));
+      expect(a).toEqual(b);
+    }
+    for (let i = 1; i < n; i += 11) {
+      expect(blocked.vector(i)).toEqual(dense.vector(i));
+      expect(blocked.nonZero(i)).toBe(dense.nonZero(i));
+    }
+  });
+
+  it("roundHalfUp is Math.round for every x in [0, 2^52), ties included", () => {
+    const check = (x: number): void => {
+      expect(roundHalfUp(x)).toBe(Math.round(x));
+    };
+    for (const x of [0, 0.5, 1.5, 2.5, 0.49999999999999994, 2 ** 52 - 0.5, 2 ** 51 + 0.5, 4503599627370495, 1e-300]) check(x);
+    fc.assert(
+      // −0 aside (Math.round keeps it, roundHalfUp gives +0; the scans round only scores above 0).
+      fc.property(fc.double({ min: 0, max: 2 ** 52, maxExcluded: true, noNaN: true }), (x) => check(Math.abs(x))),
+      { numRuns: 2000 },
+    );
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 2 ** 30 }), fc.integer({ min: 1, max: 26 }), (whole, bits) => {
+        // Ties and their neighbours at the scale of the moments (score · 2^26).
+        const x = whole / 2 ** bits + 0.5;
+        check(x);
+        check(x - 2 ** -bits);
+        check(x + 2 ** -bits);
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it("keeps a hashing-embedder vector in about a fifth of a dense row's bytes", async () => {

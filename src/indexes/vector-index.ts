@@ -7,7 +7,6 @@ import { queryValues } from "./sparse-rows.ts";
 import { SparseVectors } from "./sparse-vectors.ts";
 import { INTEGER_SHIFT, MOMENT_SCALE, ScoreSink } from "./score-sink.ts";
 
-
 export type { ScoredDoc } from "./top-k.ts";
 
 /**
@@ -35,9 +34,11 @@ const BLOCK = 1024;
 
 /**
  * A vector with at most dim / SPARSE_FRACTION non-zero components is kept sparse ({@link SparseVectors}):
- * its pairs then take at most 1.5 bytes per dimension where a dense row takes 4, and scoring it reads
+ * its pairs then take at most 3 bytes per dimension where a dense row takes 4, and scoring it reads
  * only the pairs it shares with the query. The hashing embedder's vectors have about 35 non-zero
- * components of 256; a model embedder's have none at zero and stay dense.
+ * components of 256 for a 60-character text, 62 on average on the bench corpus (6–30 words), up to
+ * about 110; a model embedder's have none at zero and stay dense. (It was 4 while a user's sparse
+ * vectors became dense past 4,096: half the bench corpus's vectors were dense then.)
  */
 const SPARSE_FRACTION = 2;
 
@@ -51,6 +52,16 @@ const SPARSE_MAX_DIM = 65536;
  * a fraction of a millisecond). Larger users' searches read the blocks by the query's components.
  */
 const BLOCK_ROWS = 4096;
+
+/**
+ * Bytes the index holds, about, for a vector of `dim` components of which `nonZero` are not zero, in the
+ * layout it gets (for the store's memory estimate, state/entry-counts.ts): 6 per pair and ~10 per vector
+ * kept sparse (in rows or blocks alike, bench/heap-per-entry.ts), 4 per component and an eighth of room to
+ * grow kept dense.
+ */
+export function vectorBytes(nonZero: number, dim: number): number {
+  return dim <= SPARSE_MAX_DIM && nonZero <= Math.floor(dim / SPARSE_FRACTION) ? 6 * nonZero + 10 : 4.5 * dim;
+}
 
 /**
  * Brute-force (exact) nearest neighbours for one user shard.
@@ -233,22 +244,31 @@ export class VectorIndex {
     if (!(rows instanceof Float32Array) || rows.length < n * dim) {
       throw invalidArgument(`VectorIndex.addRows: rows must be a Float32Array of at least ${n * dim} values (${n} vectors of ${dim}).`);
     }
+    const counts = new Int32Array(n);
     for (let i = 0; i < n; i++) {
       const doc = docs[i] as number;
       checkDoc("VectorIndex.addRows", doc);
       if (this.#slots.has(doc) || docs.indexOf(doc) !== i) {
         throw invalidArgument(`VectorIndex.addRows: doc ${doc} is already indexed (or given twice); remove it first to replace its vector.`);
       }
+      // The check reads every value anyway: it counts the non-zero ones too (−0 is not one), for the layout.
+      let nonZero = 0;
       for (let c = i * dim, end = c + dim; c < end; c++) {
-        if (!Number.isFinite(rows[c]))
-          throw invalidArgument(`VectorIndex.addRows: the vector of doc ${doc} has a non-finite value (${rows[c]}) at index ${c - i * dim}.`);
+        const value = rows[c] as number;
+        if (value !== 0) {
+          if (!Number.isFinite(value))
+            throw invalidArgument(`VectorIndex.addRows: the vector of doc ${doc} has a non-finite value (${value}) at index ${c - i * dim}.`);
+          nonZero++;
+        }
       }
+      counts[i] = nonZero;
     }
     // Sparse rows go to their own store; the dense ones are written as a block.
     const dense: number[] = [];
+    const limit = this.#sparseLimit;
     for (let i = 0; i < n; i++) {
-      const count = this.#sparseCount(rows, i * dim);
-      if (count < 0) dense.push(i);
+      const count = counts[i] as number;
+      if (limit < 0 || count > limit) dense.push(i);
       else this.#slots.set(docs[i] as number, ~this.#sparse.add(docs[i] as number, rows, i * dim, count));
     }
     if (dense.length > 0) this.#appendDense(docs, rows, dense);
