@@ -93,15 +93,31 @@ export class SparseRows {
     this.#reserve(to - from);
     const end4 = this.#end4;
     const first = this.#used;
+    // A counting sort by partial sum (no branch on which one: they come at random), stable, so each
+    // group stays ascending.
+    const next = laneScratch.fill(0);
+    for (let k = from; k < to; k++) {
+      const c = components[k] as number;
+      const lane = c < end4 ? c & 3 : 0;
+      next[lane] = (next[lane] as number) + 1;
+    }
+    const ends = this.#ends;
     let at = first;
     for (let lane = 0; lane < 4; lane++) {
-      for (let k = from; k < to; k++) {
-        const c = components[k] as number;
-        if ((c < end4 ? c & 3 : 0) !== lane) continue;
-        this.#components[at] = c;
-        this.#values[at++] = values[k] as number;
-      }
-      this.#ends[4 * slot + lane] = at - first;
+      const count = next[lane] as number;
+      next[lane] = at;
+      at += count;
+      ends[4 * slot + lane] = at - first;
+    }
+    const into = this.#components;
+    const intoValues = this.#values;
+    for (let k = from; k < to; k++) {
+      const c = components[k] as number;
+      const lane = c < end4 ? c & 3 : 0;
+      const p = next[lane] as number;
+      into[p] = c;
+      intoValues[p] = values[k] as number;
+      next[lane] = p + 1;
     }
     this.#starts[slot] = first;
     this.#used = at;
@@ -281,6 +297,9 @@ export class SparseRows {
     this.#garbage = 0;
   }
 }
+
+/** {@link SparseRows.addPairs}'s counts per partial sum, shared. */
+const laneScratch = new Int32Array(4);
 
 function grown<T extends Int32Array | Uint16Array | Float32Array>(to: T, from: T): T {
   to.set(from);

@@ -64,6 +64,13 @@ export class SparseVectors {
     return blockCode(this.#freeze(), slot);
   }
 
+  /** Adds the vector given by its non-zero pairs `[from, to)` of `components` (ascending) and `values`; returns its code. */
+  addPairs(doc: number, components: Uint16Array, values: Float32Array, from: number, to: number): number {
+    const slot = this.#rows.addPairs(doc, components, values, from, to);
+    if (this.#rows.size < this.#blockRows) return slot;
+    return blockCode(this.#freeze(), slot);
+  }
+
   /** Removes the vector at `code`. */
   remove(code: number): void {
     if (code < MAX_BLOCK_ROWS) {

@@ -63,6 +63,14 @@ export function vectorBytes(nonZero: number, dim: number): number {
   return dim <= SPARSE_MAX_DIM && nonZero <= Math.floor(dim / SPARSE_FRACTION) ? 6 * nonZero + 10 : 4.5 * dim;
 }
 
+function nonFinite(doc: number, value: number, at: number): Error {
+  return invalidArgument(`VectorIndex.addRows: the vector of doc ${doc} has a non-finite value (${value}) at index ${at}.`);
+}
+
+/** Scratch for {@link VectorIndex.addRows}: the batch's non-zero pairs, shared by every index (grown to the largest batch). */
+let pairComponents = new Uint16Array(0);
+let pairValues = new Float32Array(0);
+
 /**
  * Brute-force (exact) nearest neighbours for one user shard.
  *
@@ -244,32 +252,53 @@ export class VectorIndex {
     if (!(rows instanceof Float32Array) || rows.length < n * dim) {
       throw invalidArgument(`VectorIndex.addRows: rows must be a Float32Array of at least ${n * dim} values (${n} vectors of ${dim}).`);
     }
-    const counts = new Int32Array(n);
+    // The check reads every value anyway: it also notes the non-zero ones (−0 is not one) as pairs, which a
+    // vector kept sparse is then added from, without reading its dim values again.
+    const ends = new Int32Array(n);
+    const total = n * dim;
+    if (pairComponents.length < total && dim <= SPARSE_MAX_DIM) {
+      pairComponents = new Uint16Array(total);
+      pairValues = new Float32Array(total);
+    }
+    const components = pairComponents;
+    const values = pairValues;
+    const note = dim <= SPARSE_MAX_DIM;
+    let at = 0;
     for (let i = 0; i < n; i++) {
       const doc = docs[i] as number;
       checkDoc("VectorIndex.addRows", doc);
       if (this.#slots.has(doc) || docs.indexOf(doc) !== i) {
         throw invalidArgument(`VectorIndex.addRows: doc ${doc} is already indexed (or given twice); remove it first to replace its vector.`);
       }
-      // The check reads every value anyway: it counts the non-zero ones too (−0 is not one), for the layout.
-      let nonZero = 0;
-      for (let c = i * dim, end = c + dim; c < end; c++) {
-        const value = rows[c] as number;
-        if (value !== 0) {
-          if (!Number.isFinite(value))
-            throw invalidArgument(`VectorIndex.addRows: the vector of doc ${doc} has a non-finite value (${value}) at index ${c - i * dim}.`);
-          nonZero++;
+      const from = i * dim;
+      if (note) {
+        // Written without a branch on the value (a hashing vector's zeros come at random): every value is
+        // written at `at`, which moves on past the non-zero ones only.
+        for (let c = 0; c < dim; c++) {
+          const value = rows[from + c] as number;
+          // value − value is NaN for NaN and ±Infinity, 0 for any finite value.
+          if (value - value !== 0) throw nonFinite(doc, value, c);
+          components[at] = c;
+          values[at] = value;
+          at += value !== 0 ? 1 : 0;
+        }
+      } else {
+        for (let c = 0; c < dim; c++) {
+          const value = rows[from + c] as number;
+          if (value - value !== 0) throw nonFinite(doc, value, c);
+          if (value !== 0) at++;
         }
       }
-      counts[i] = nonZero;
+      ends[i] = at;
     }
     // Sparse rows go to their own store; the dense ones are written as a block.
     const dense: number[] = [];
     const limit = this.#sparseLimit;
-    for (let i = 0; i < n; i++) {
-      const count = counts[i] as number;
-      if (limit < 0 || count > limit) dense.push(i);
-      else this.#slots.set(docs[i] as number, ~this.#sparse.add(docs[i] as number, rows, i * dim, count));
+    for (let i = 0, from = 0; i < n; i++) {
+      const to = ends[i] as number;
+      if (limit < 0 || to - from > limit) dense.push(i);
+      else this.#slots.set(docs[i] as number, ~this.#sparse.addPairs(docs[i] as number, components, values, from, to));
+      from = to;
     }
     if (dense.length > 0) this.#appendDense(docs, rows, dense);
   }
