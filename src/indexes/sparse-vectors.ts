@@ -37,7 +37,7 @@ export class SparseVectors {
   /** Live vectors in the blocks. */
   #inBlocks = 0;
 
-  /** `blockRows`: from 1 to 4,096 (the rows become a block at that many; tests pass small ones). */
+  /** `blockRows`: from 1 to 4,096 (the rows become a block at that many: 512 in the vector index; tests pass small ones). */
   constructor(dim: number, blockRows: number, moved: (doc: number, code: number) => void) {
     this.#dim = dim;
     this.#end4 = dim - (dim % 4);

@@ -405,7 +405,7 @@ describe("VectorIndex sparse rows", () => {
       const dim = [4, 5, 16, 37, 256][run % 5] as number;
       const sparse = new VectorIndex(dim);
       const dense = new VectorIndex(dim, { sparse: false });
-      // Inverted blocks of a few rows (a user's index past BLOCK_ROWS, 4,096): rows freeze into blocks and
+      // Inverted blocks of a few rows (a user's index past BLOCK_ROWS, 512): rows freeze into blocks and
       // blocks dissolve back into rows often.
       const blocked = new VectorIndex(dim, { blockRows: 3 + (run % 5) * 6 });
       const held = new Map<number, Float32Array>();
@@ -594,7 +594,7 @@ describe("VectorIndex sparse rows", () => {
     for (let doc = 2; doc <= 3300; doc += 97) expect(trimmed.vector(doc)).toEqual(plain.vector(doc));
   });
 
-  it("past 4,096 hashing vectors stays sparse (blocks), answers as dense rows, and vectorBytes tracks its bytes", async () => {
+  it("9,000 hashing vectors stay sparse (in blocks), answer as dense rows, and vectorBytes tracks their bytes", async () => {
     const { HashingEmbedder } = await import("../embedding/hashing-embedder.ts");
     const embedder = new HashingEmbedder();
     const words = ["Anna", "Berlin", "violin", "coffee", "tea", "Osaka", "hiking", "peanut", "daughter", "Tuesday", "chess", "jazz"];
@@ -620,8 +620,8 @@ describe("VectorIndex sparse rows", () => {
     for (let i = 0; i < n; i++) estimate += vectorBytes(blocked.nonZero(i), 256);
     expect(blocked.byteLength).toBeLessThan(0.3 * dense.byteLength);
     expect(Math.abs(blocked.byteLength - estimate)).toBeLessThan(0.25 * estimate);
-    // Most of the first block removed (it dissolves back into rows), some of the others.
-    for (let i = 0; i < n; i++) if ((i < 4096 && i % 5 !== 0) || i % 7 === 0) expect(blocked.remove(i)).toBe(dense.remove(i));
+    // Most of the first blocks removed (they dissolve back into rows), some of the others.
+    for (let i = 0; i < n; i++) if ((i < 2048 && i % 5 !== 0) || i % 7 === 0) expect(blocked.remove(i)).toBe(dense.remove(i));
     for (let q = 0; q < 12; q++) {
       const query = embedder.embedOne(`${words[q]} ${words[(q * 5) % 12]} note ${q * 13}`);
       const a = { count: 0, sum: 0, sumSquares: 0 };

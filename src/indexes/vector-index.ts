@@ -47,11 +47,13 @@ const SPARSE_MAX_DIM = 65536;
 
 /**
  * Sparse vectors past this many (the newest, kept as per-vector pairs) become one inverted block
- * (src/indexes/sparse-vectors.ts). A user with at most this many memories has no block: the pairs
- * are then both smaller (no per-component offsets) and fast enough (a scan of 4k vectors' pairs takes
- * a fraction of a millisecond). Larger users' searches read the blocks by the query's components.
+ * (src/indexes/sparse-vectors.ts). A user with fewer memories has no block (no per-component offsets:
+ * 2–3 KiB a block). A block's scan reads only the query's postings, so it is already cheaper than the
+ * pairs' scan at a few hundred vectors: on the bench corpus (bench/vector-scan.ts) 512 measured
+ * 0.10–0.13 ms per search at 1,000 vectors against 0.17–0.19 with 1,024 or 4,096, and 0.42 against
+ * 0.48–0.62 at 10,000; at 100,000, 4.4–4.6 against 3.8–4.1 (more blocks to set up per term).
  */
-const BLOCK_ROWS = 4096;
+const BLOCK_ROWS = 512;
 
 /**
  * Bytes the index holds, about, for a vector of `dim` components of which `nonZero` are not zero, in the
