@@ -183,6 +183,49 @@ export class InvertedBlock {
     return { order, ends, components, values };
   }
 
+  /**
+   * True when `row` holds `vector` (`count` non-zero components), component for component; a −0 in
+   * `vector` is not the 0 held here. One pass over `vector`, each non-zero component looked up from the
+   * cursor (rows checked in order, as a loaded user's records are, cost a step or two each).
+   */
+  rowEquals(row: number, vector: Float32Array): boolean {
+    const count = this.counts[row] as number;
+    const cursor = this.#cursorFor(row);
+    const { starts, rows, values, column, columns } = this;
+    const n = this.docs.length;
+    let seen = 0;
+    for (let c = 0, dim = column.length; c < dim; c++) {
+      const value = vector[c] as number;
+      if (value === 0) {
+        if (Object.is(value, -0)) return false;
+        continue;
+      }
+      if (++seen > count) return false;
+      const col = column[c] as number;
+      if (col >= 0) {
+        if (columns[col * n + row] !== value) return false;
+        continue;
+      }
+      const end = starts[c + 1] as number;
+      let p = cursor[c] as number;
+      while (p < end && (rows[p] as number) < row) p++;
+      cursor[c] = p;
+      if (p === end || rows[p] !== row || values[p] !== value) return false;
+    }
+    return seen === count;
+  }
+
+  /** The cursor, reset to each component's first posting unless the last lookup was for `row` or an earlier one; records `row`. */
+  #cursorFor(row: number): Int32Array {
+    let cursor = this.#cursor;
+    if (cursor === null || row < this.#cursorRow) {
+      if (cursor === null) cursor = this.#cursor = new Int32Array(this.starts.length - 1);
+      cursor.set(this.starts.subarray(0, cursor.length));
+    }
+    this.#cursorRow = row;
+    return cursor;
+  }
+
   /** `row`'s value of component `c` (0 when it has none: the values held are never ±0). */
   valueAt(c: number, row: number): number {
     const col = this.column[c] as number;
@@ -194,12 +237,7 @@ export class InvertedBlock {
   /** Where `row`'s posting of component `c` is, or −1 when `row` has none there. */
   #find(c: number, row: number): number {
     const starts = this.starts;
-    let cursor = this.#cursor;
-    if (cursor === null || row < this.#cursorRow) {
-      if (cursor === null) cursor = this.#cursor = new Int32Array(starts.length - 1);
-      cursor.set(starts.subarray(0, cursor.length));
-    }
-    this.#cursorRow = row;
+    const cursor = this.#cursorFor(row);
     const rows = this.rows;
     const end = starts[c + 1] as number;
     let lo = cursor[c] as number;

@@ -93,20 +93,7 @@ export class SparseVectors {
   /** True when the vector at `code` is `vector`, component for component (Object.is: a −0 in `vector` is not the 0 held here). */
   equals(code: number, vector: Float32Array): boolean {
     if (code < MAX_BLOCK_ROWS) return this.#rows.equals(code, vector);
-    const block = this.#block(code);
-    const row = code & (MAX_BLOCK_ROWS - 1);
-    const count = block.counts[row] as number;
-    let seen = 0;
-    for (let c = 0, dim = this.#dim; c < dim; c++) {
-      const value = vector[c] as number;
-      if (value === 0) {
-        // −0 (1 / −0 is −Infinity): not the 0 held here.
-        if (1 / value < 0) return false;
-        continue;
-      }
-      if (++seen > count || block.valueAt(c, row) !== value) return false;
-    }
-    return seen === count;
+    return this.#block(code).rowEquals(code & (MAX_BLOCK_ROWS - 1), vector);
   }
 
   /** Writes the vector at `code` into `out` (zeroed by the caller) at `offset`. */
