@@ -8,10 +8,10 @@ import type { TopK } from "./top-k.ts";
  * scores built on them) independent of the order docs are scanned in, which removals and blocks change:
  * a reopened store answers with the same scores to the bit.
  */
-export const MOMENT_SCALE = 2 ** 26;
+export const MOMENT_SCALE: number = 2 ** 26;
 
 /** 2^52: adding it to a double in [0, 2^52) and taking it away again rounds it to an integer (ties to even). */
-export const INTEGER_SHIFT = 2 ** 52;
+export const INTEGER_SHIFT: number = 2 ** 52;
 
 /**
  * `Math.round(x)` for +0 ≤ x < 2^52, to the bit, without calling it: on Node 20–24 `Math.round` costs
