@@ -20,8 +20,8 @@ export const MAX_BLOCK_ROWS = 8192;
  * n-gram) is kept as a column instead, one value per row, zeros included: no larger than its postings
  * (4 bytes a row against 6 a posting), and a query adds it in one streaming pass rather than scattered.
  *
- * A block is built once, in exact-size arrays, and never grows: removing a row only marks it dead
- * (its doc becomes −1); the owner dissolves a block once half its rows are dead
+ * A block is built once, in exact-size arrays, and never grows: removing a row marks it dead (its doc
+ * becomes −1, its values 0); the owner dissolves a block once half its rows are dead
  * (src/indexes/sparse-vectors.ts). 6 bytes per pair plus 10 per row, where {@link SparseRows} takes 6
  * per pair plus 12 per row and a dense row 4 per component.
  */
