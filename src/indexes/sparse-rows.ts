@@ -79,6 +79,74 @@ export class SparseRows {
     return slot;
   }
 
+  /**
+   * Appends a vector given by its non-zero pairs `[from, to)` of `components` (ascending) and `values`
+   * as a new slot; returns the slot. The same slot as {@link add} makes of that vector.
+   */
+  addPairs(doc: number, components: Uint16Array, values: Float32Array, from: number, to: number): number {
+    const slot = this.docs.length;
+    if (slot === this.#starts.length) {
+      const capacity = Math.max(8, slot + (slot >> 2));
+      this.#starts = grown(new Int32Array(capacity), this.#starts);
+      this.#ends = grown(new Uint16Array(4 * capacity), this.#ends);
+    }
+    this.#reserve(to - from);
+    const end4 = this.#end4;
+    const first = this.#used;
+    // A counting sort by partial sum (no branch on which one: they come at random), stable, so each
+    // group stays ascending.
+    const next = laneScratch.fill(0);
+    for (let k = from; k < to; k++) {
+      const c = components[k] as number;
+      const lane = c < end4 ? c & 3 : 0;
+      next[lane] = (next[lane] as number) + 1;
+    }
+    const ends = this.#ends;
+    let at = first;
+    for (let lane = 0; lane < 4; lane++) {
+      const count = next[lane] as number;
+      next[lane] = at;
+      at += count;
+      ends[4 * slot + lane] = at - first;
+    }
+    const into = this.#components;
+    const intoValues = this.#values;
+    for (let k = from; k < to; k++) {
+      const c = components[k] as number;
+      const lane = c < end4 ? c & 3 : 0;
+      const p = next[lane] as number;
+      into[p] = c;
+      intoValues[p] = values[k] as number;
+      next[lane] = p + 1;
+    }
+    this.#starts[slot] = first;
+    this.#used = at;
+    this.docs.push(doc);
+    return slot;
+  }
+
+  /** Drops every slot, keeping the arrays' room (the vector index empties its tail into a block and fills it again). */
+  clear(): void {
+    this.docs.length = 0;
+    this.#used = 0;
+    this.#garbage = 0;
+  }
+
+  /** Where `slot`'s pairs start in {@link components} and {@link values}; {@link nonZero} of them. */
+  start(slot: number): number {
+    return this.#starts[slot] as number;
+  }
+
+  /** The arena's components (valid until the next add or remove). */
+  get components(): Uint16Array {
+    return this.#components;
+  }
+
+  /** The arena's values (valid until the next add or remove). */
+  get values(): Float32Array {
+    return this.#values;
+  }
+
   /** Removes `slot`; the last slot moves into it. Returns the doc that moved (or -1 when `slot` was the last). */
   remove(slot: number): number {
     const last = this.docs.length - 1;
@@ -229,6 +297,9 @@ export class SparseRows {
     this.#garbage = 0;
   }
 }
+
+/** {@link SparseRows.addPairs}'s counts per partial sum, shared. */
+const laneScratch = new Int32Array(4);
 
 function grown<T extends Int32Array | Uint16Array | Float32Array>(to: T, from: T): T {
   to.set(from);

@@ -36,6 +36,11 @@ export class TopK {
     this.#siftDown(0, doc, score, this.#size);
   }
 
+  /** The score a pair needs to be considered at all (a pair scoring it is kept only if its doc is larger): −Infinity until k are kept. */
+  get floor(): number {
+    return this.#size < this.#k || this.#k === 0 ? (this.#k === 0 ? Infinity : -Infinity) : (this.#scores[0] as number);
+  }
+
   /** The kept pairs, best first; empties the heap. */
   drain(): ScoredDoc[] {
     const out = new Array<ScoredDoc>(this.#size);

@@ -2,7 +2,8 @@
 
 import { describe, it, expect } from "vitest";
 import fc from "fast-check";
-import { VectorIndex } from "./vector-index.ts";
+import { VectorIndex, vectorBytes } from "./vector-index.ts";
+import { roundHalfUp } from "./score-sink.ts";
 import { dot, dotAt } from "../embedding/vector-math.ts";
 import { throwsWith } from "../../test/helpers/scripted.ts";
 import { seededRandom } from "../../test/helpers/seeded-random.ts";
@@ -404,8 +405,9 @@ describe("VectorIndex sparse rows", () => {
       const dim = [4, 5, 16, 37, 256][run % 5] as number;
       const sparse = new VectorIndex(dim);
       const dense = new VectorIndex(dim, { sparse: false });
-      // Sparse until it holds more than a few dozen vectors, then dense (as a user's index past DENSE_AFTER).
-      const switching = new VectorIndex(dim, { denseAfter: 10 + run * 3 });
+      // Inverted blocks of a few rows (a user's index past BLOCK_ROWS, 512): rows freeze into blocks and
+      // blocks dissolve back into rows often.
+      const blocked = new VectorIndex(dim, { blockRows: 3 + (run % 5) * 6 });
       const held = new Map<number, Float32Array>();
       let next = 1;
       const steps = 50 + Math.floor(random() * 400);
@@ -417,7 +419,7 @@ describe("VectorIndex sparse rows", () => {
           const v = randomVector(random, dim, density);
           sparse.add(next, v);
           dense.add(next, v);
-          switching.add(next, v);
+          blocked.add(next, v);
           held.set(next++, v);
         } else if (r < 0.6) {
           const n = 1 + Math.floor(random() * 20);
@@ -430,16 +432,16 @@ describe("VectorIndex sparse rows", () => {
             docs.push(next++);
           }
           if (random() < 0.5) sparse.reserve(sparse.size + n);
-          if (random() < 0.5) switching.reserve(switching.size + n);
+          if (random() < 0.5) blocked.reserve(blocked.size + n);
           sparse.addRows(docs, rows);
           dense.addRows(docs, rows);
-          switching.addRows(docs, rows);
+          blocked.addRows(docs, rows);
         } else if (r < 0.85 && held.size > 0) {
           const docs = [...held.keys()];
           const doc = docs[Math.floor(random() * docs.length)] as number;
           expect(sparse.remove(doc)).toBe(true);
           expect(dense.remove(doc)).toBe(true);
-          expect(switching.remove(doc)).toBe(true);
+          expect(blocked.remove(doc)).toBe(true);
           held.delete(doc);
         } else {
           const query = randomVector(random, dim, random() < 0.5 ? 0.3 : 1);
@@ -449,34 +451,118 @@ describe("VectorIndex sparse rows", () => {
           const c = { count: 0, sum: 0, sumSquares: 0 };
           const expected = dense.search(query, k, b);
           expect(sparse.search(query, k, a)).toEqual(expected);
-          expect(switching.search(query, k, c)).toEqual(expected);
+          expect(blocked.search(query, k, c)).toEqual(expected);
           expect(a).toEqual(b);
           expect(c).toEqual(b);
           for (const doc of [...held.keys()].slice(0, 20)) {
             expect(sparse.score(doc, query)).toBe(dense.score(doc, query));
-            expect(switching.score(doc, query)).toBe(dense.score(doc, query));
+            expect(blocked.score(doc, query)).toBe(dense.score(doc, query));
           }
         }
         // Trimming (as after a bulk build) changes no answer.
         if (random() < 0.05) sparse.trim();
-        if (random() < 0.05) switching.trim();
+        if (random() < 0.05) blocked.trim();
         expect(sparse.size).toBe(held.size);
-        expect(switching.size).toBe(held.size);
+        expect(blocked.size).toBe(held.size);
       }
       for (const [doc, v] of held) {
         expect(sparse.vector(doc)).toEqual(v);
         expect(dense.vector(doc)).toEqual(v);
-        expect(switching.vector(doc)).toEqual(v);
+        expect(blocked.vector(doc)).toEqual(v);
         // holds() is what lets a record read its vector from the index: the same answer in every layout.
-        expect(switching.holds(doc, v)).toBe(sparse.holds(doc, v));
+        expect(blocked.holds(doc, v)).toBe(sparse.holds(doc, v));
       }
-      // Past its threshold the switching index holds no pairs: its bytes are the dense rows only.
-      if (held.size > 10 + run * 3 && switching.size > 0) expect(switching.byteLength).toBeGreaterThanOrEqual(switching.size * dim * 4);
       const query = randomVector(random, dim, 1);
+      expect(blocked.search(query, held.size + 1)).toEqual(rowMajorScan(held, dim, query, held.size + 1));
       expect(sparse.search(query, held.size + 1)).toEqual(rowMajorScan(held, dim, query, held.size + 1));
+      for (const [doc] of held) expect(blocked.nonZero(doc)).toBe(dense.nonZero(doc));
       expect(sparse.remove(0)).toBe(false);
       expect(sparse.vector(0)).toBeUndefined();
     }
+  });
+
+  it("inverted blocks answer exactly as dense rows over random adds, batches, removes and queries (fast-check, bounded by runs)", () => {
+    // Hashing-like vectors (a few non-zero components, unit length), now and then a dense one or a repeat
+    // (equal scores); blocks of 1–40 rows, so rows freeze into blocks and half-dead blocks dissolve often.
+    const op = fc.oneof(
+      { weight: 5, arbitrary: fc.record({ kind: fc.constant("add" as const), seed: fc.integer() }) },
+      { weight: 2, arbitrary: fc.record({ kind: fc.constant("batch" as const), seed: fc.integer(), n: fc.integer({ min: 1, max: 70 }) }) },
+      { weight: 4, arbitrary: fc.record({ kind: fc.constant("remove" as const), pick: fc.nat() }) },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant("search" as const), seed: fc.integer(), k: fc.integer({ min: 1, max: 60 }) }) },
+    );
+    fc.assert(
+      fc.property(fc.constantFrom(7, 16, 33, 256), fc.integer({ min: 1, max: 40 }), fc.array(op, { minLength: 1, maxLength: 120 }), (dim, blockRows, ops) => {
+        const inverted = new VectorIndex(dim, { blockRows });
+        const dense = new VectorIndex(dim, { sparse: false });
+        const held = new Map<number, Float32Array>();
+        const order: number[] = [];
+        let next = 0;
+        const vector = (random: () => number): Float32Array => {
+          if (order.length > 0 && random() < 0.1) return held.get(order[Math.floor(random() * order.length)] as number)!.slice();
+          const v = new Float32Array(dim);
+          const set = random() < 0.1 ? dim : 1 + Math.floor(random() * Math.max(1, dim / 5));
+          for (let i = 0; i < set; i++) v[Math.floor(random() * dim)] = Math.fround(random() - 0.4);
+          const norm = Math.sqrt(dot(v, v));
+          if (norm > 0) for (let c = 0; c < dim; c++) v[c] = (v[c] as number) / norm;
+          return v;
+        };
+        const check = (random: () => number, k: number): void => {
+          const query = random() < 0.5 ? vector(random) : Float32Array.from({ length: dim }, () => (random() < 0.3 ? Math.fround(random() - 0.5) : 0));
+          const a = { count: 0, sum: 0, sumSquares: 0 };
+          const b = { count: 0, sum: 0, sumSquares: 0 };
+          const got = inverted.search(query, k, a);
+          expect(got).toEqual(dense.search(query, k, b));
+          expect(a).toEqual(b);
+          expect(got).toEqual(rowMajorScan(held, dim, query, k));
+          for (const hit of got) expect(inverted.score(hit.doc, query)).toBe(hit.score);
+        };
+        for (const step of ops) {
+          if (step.kind === "add") {
+            const v = vector(seeded(step.seed));
+            inverted.add(next, v);
+            dense.add(next, v);
+            held.set(next, v);
+            order.push(next++);
+          } else if (step.kind === "batch") {
+            const random = seeded(step.seed);
+            const docs: number[] = [];
+            const rows = new Float32Array(step.n * dim);
+            for (let i = 0; i < step.n; i++) {
+              const v = vector(random);
+              rows.set(v, i * dim);
+              held.set(next, v);
+              order.push(next);
+              docs.push(next++);
+            }
+            inverted.reserve(inverted.size + step.n);
+            inverted.addRows(docs, rows);
+            dense.addRows(docs, rows);
+          } else if (step.kind === "remove") {
+            if (order.length === 0) continue;
+            const at = step.pick % order.length;
+            const doc = order[at] as number;
+            order[at] = order[order.length - 1] as number;
+            order.pop();
+            held.delete(doc);
+            expect(inverted.remove(doc)).toBe(true);
+            expect(dense.remove(doc)).toBe(true);
+          } else {
+            check(seeded(step.seed), step.k);
+          }
+        }
+        expect(inverted.size).toBe(held.size);
+        check(seeded(next), held.size + 1);
+        // Read back in doc order (a loaded user's records) and in reverse (the block's cursor restarts).
+        const docs = [...held.keys()].sort((x, y) => x - y);
+        for (const doc of [...docs, ...docs.reverse()]) {
+          const v = held.get(doc)!;
+          expect(inverted.vector(doc)).toEqual(v);
+          expect(inverted.holds(doc, v)).toBe(dense.holds(doc, v));
+          expect(inverted.nonZero(doc)).toBe(dense.nonZero(doc));
+        }
+      }),
+      { numRuns: 150 },
+    );
   });
 
   it("dense rows grow by whole blocks past the first, and trim answers the same, before and after more adds", () => {
@@ -506,6 +592,69 @@ describe("VectorIndex sparse rows", () => {
     for (let doc = 1; doc <= 3300; doc += 7) expect(trimmed.remove(doc)).toBe(plain.remove(doc));
     check();
     for (let doc = 2; doc <= 3300; doc += 97) expect(trimmed.vector(doc)).toEqual(plain.vector(doc));
+  });
+
+  it("9,000 hashing vectors stay sparse (in blocks), answer as dense rows, and vectorBytes tracks their bytes", async () => {
+    const { HashingEmbedder } = await import("../embedding/hashing-embedder.ts");
+    const embedder = new HashingEmbedder();
+    const words = ["Anna", "Berlin", "violin", "coffee", "tea", "Osaka", "hiking", "peanut", "daughter", "Tuesday", "chess", "jazz"];
+    const text = (i: number): string => `note ${i}: ${words[i % 12]} ${words[(i >> 2) % 12]} and ${words[(i >> 5) % 12]} at ${i % 97}`;
+    const blocked = new VectorIndex(256);
+    const dense = new VectorIndex(256, { sparse: false });
+    let estimate = 0;
+    const n = 9000;
+    const docs: number[] = [];
+    const rows = new Float32Array(64 * 256);
+    for (let i = 0; i < n; i++) {
+      const v = embedder.embedOne(text(i));
+      dense.add(i, v);
+      rows.set(v, docs.length * 256);
+      docs.push(i);
+      if (docs.length === 64 || i === n - 1) {
+        // As a loaded user's index is built: in tiles (state/entry-state.ts).
+        blocked.addRows(docs, rows);
+        docs.length = 0;
+      }
+    }
+    blocked.trim();
+    for (let i = 0; i < n; i++) estimate += vectorBytes(blocked.nonZero(i), 256);
+    expect(blocked.byteLength).toBeLessThan(0.3 * dense.byteLength);
+    expect(Math.abs(blocked.byteLength - estimate)).toBeLessThan(0.25 * estimate);
+    // Most of the first blocks removed (they dissolve back into rows), some of the others.
+    for (let i = 0; i < n; i++) if ((i < 2048 && i % 5 !== 0) || i % 7 === 0) expect(blocked.remove(i)).toBe(dense.remove(i));
+    for (let q = 0; q < 12; q++) {
+      const query = embedder.embedOne(`${words[q]} ${words[(q * 5) % 12]} note ${q * 13}`);
+      const a = { count: 0, sum: 0, sumSquares: 0 };
+      const b = { count: 0, sum: 0, sumSquares: 0 };
+      expect(blocked.search(query, 20, a)).toEqual(dense.search(query, 20, b));
+      expect(a).toEqual(b);
+    }
+    for (let i = 1; i < n; i += 11) {
+      expect(blocked.vector(i)).toEqual(dense.vector(i));
+      expect(blocked.nonZero(i)).toBe(dense.nonZero(i));
+    }
+  });
+
+  it("roundHalfUp is Math.round for every x in [0, 2^52), ties included", () => {
+    const check = (x: number): void => {
+      expect(roundHalfUp(x)).toBe(Math.round(x));
+    };
+    for (const x of [0, 0.5, 1.5, 2.5, 0.49999999999999994, 2 ** 52 - 0.5, 2 ** 51 + 0.5, 4503599627370495, 1e-300]) check(x);
+    fc.assert(
+      // −0 aside (Math.round keeps it, roundHalfUp gives +0; the scans round only scores above 0).
+      fc.property(fc.double({ min: 0, max: 2 ** 52, maxExcluded: true, noNaN: true }), (x) => check(Math.abs(x))),
+      { numRuns: 2000 },
+    );
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 2 ** 30 }), fc.integer({ min: 1, max: 26 }), (whole, bits) => {
+        // Ties and their neighbours at the scale of the moments (score · 2^26).
+        const x = whole / 2 ** bits + 0.5;
+        check(x);
+        check(x - 2 ** -bits);
+        check(x + 2 ** -bits);
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it("keeps a hashing-embedder vector in about a fifth of a dense row's bytes", async () => {

@@ -3,13 +3,9 @@
 import { invalidArgument } from "../errors.ts";
 import { checkVector } from "../embedding/vector-math.ts";
 import { checkDoc, checkK, TopK, type ScoredDoc } from "./top-k.ts";
-import { SparseRows, queryValues } from "./sparse-rows.ts";
-
-/**
- * Scale of the fixed-point score sums in {@link VectorIndex.search}: integers stay exact in a double up to
- * 2^53, and a cosine is at most about 1, so 2^26 per doc leaves room for 2^27 docs.
- */
-const MOMENT_SCALE = 2 ** 26;
+import { queryValues } from "./sparse-rows.ts";
+import { SparseVectors } from "./sparse-vectors.ts";
+import { INTEGER_SHIFT, MOMENT_SCALE, ScoreSink } from "./score-sink.ts";
 
 export type { ScoredDoc } from "./top-k.ts";
 
@@ -37,24 +33,45 @@ const INITIAL_CAPACITY = 2;
 const BLOCK = 1024;
 
 /**
- * A vector with at most dim / SPARSE_FRACTION non-zero components is kept sparse ({@link SparseRows}):
- * its pairs then take at most 1.5 bytes per dimension where a dense row takes 4, and scoring it reads
- * only its own pairs. The hashing embedder's vectors have about 35 non-zero components of 256; a model
- * embedder's have none at zero and stay dense.
+ * A vector with at most dim / SPARSE_FRACTION non-zero components is kept sparse ({@link SparseVectors}):
+ * its pairs then take at most 3 bytes per dimension where a dense row takes 4, and scoring it reads
+ * only the pairs it shares with the query. The hashing embedder's vectors have about 35 non-zero
+ * components of 256 for a 60-character text, 62 on average on the bench corpus (6–30 words), up to
+ * about 110; a model embedder's have none at zero and stay dense. (It was 4 while a user's sparse
+ * vectors became dense past 4,096: half the bench corpus's vectors were dense then.)
  */
-const SPARSE_FRACTION = 4;
+const SPARSE_FRACTION = 2;
 
 /** Components a sparse pair can name (Uint16). */
 const SPARSE_MAX_DIM = 65536;
 
 /**
- * Past this many vectors an index keeps every vector dense, and turns the sparse ones it holds into
- * dense rows once. The sparse scan reads each vector's pairs, about 2.5× the CPU of the dense scan,
- * which reads only the query's components (bench/vector-scan.ts): under ~4k vectors that is a
- * fraction of a millisecond and the pairs save ~1 KiB per vector; a user with more memories keeps
- * the faster scan. Scores are the same in both layouts, so the switch changes no answer.
+ * Sparse vectors past this many (the newest, kept as per-vector pairs) become one inverted block
+ * (src/indexes/sparse-vectors.ts). A user with fewer memories has no block (no per-component offsets:
+ * 2–3 KiB a block). A block's scan reads only the query's postings, so it is already cheaper than the
+ * pairs' scan at a few hundred vectors: on the bench corpus (bench/vector-scan.ts) 512 measured
+ * 0.10–0.13 ms per search at 1,000 vectors against 0.17–0.19 with 1,024 or 4,096, and 0.42 against
+ * 0.48–0.62 at 10,000; at 100,000, 4.4–4.6 against 3.8–4.1 (more blocks to set up per term).
  */
-const DENSE_AFTER = 4096;
+const BLOCK_ROWS = 512;
+
+/**
+ * Bytes the index holds, about, for a vector of `dim` components of which `nonZero` are not zero, in the
+ * layout it gets (for the store's memory estimate, state/entry-counts.ts): 6 per pair and ~10 per vector
+ * kept sparse (in rows or blocks alike, bench/heap-per-entry.ts), 4 per component and an eighth of room to
+ * grow kept dense.
+ */
+export function vectorBytes(nonZero: number, dim: number): number {
+  return dim <= SPARSE_MAX_DIM && nonZero <= Math.floor(dim / SPARSE_FRACTION) ? 6 * nonZero + 10 : 4.5 * dim;
+}
+
+function nonFinite(doc: number, value: number, at: number): Error {
+  return invalidArgument(`VectorIndex.addRows: the vector of doc ${doc} has a non-finite value (${value}) at index ${at}.`);
+}
+
+/** Scratch for {@link VectorIndex.addRows}: the batch's non-zero pairs, shared by every index (grown to the largest batch). */
+let pairComponents = new Uint16Array(0);
+let pairValues = new Float32Array(0);
 
 /**
  * Brute-force (exact) nearest neighbours for one user shard.
@@ -65,7 +82,8 @@ const DENSE_AFTER = 4096;
  * reaches a block, the one block is only as wide as the capacity, so a user with one memory still
  * reserves two rows. Removing moves the last vector into the hole, so no operation rebuilds the index.
  * Vectors that are mostly zeros (the hashing embedder's) are kept apart as (component, value) pairs
- * ({@link SparseRows}), a fifth of the memory, with the same scores to the bit.
+ * ({@link SparseVectors}: per vector while few, inverted per component in blocks past BLOCK_ROWS), a
+ * fifth of the memory, with the same scores to the bit, at any count.
  *
  * Scores are bit-identical to `dotAt`'s and `dot`'s (vector-math.ts): the same four partial sums, each
  * summed in ascending component order, combined as `s0 + s1 + (s2 + s3)`.
@@ -87,19 +105,17 @@ export class VectorIndex {
   #docs: number[] = [];
   /** doc → slot: a dense slot s as s, a sparse one as ~s (negative) */
   #slots = new Map<number, number>();
-  /** The vectors kept sparse. */
-  readonly #sparse: SparseRows;
-  /** Most non-zero components of a vector kept sparse (−1: none is, from the start or since the index grew past `#denseAfter`). */
-  #sparseLimit: number;
-  /** Vectors past which every vector is kept dense (DENSE_AFTER; tests pass a smaller one). */
-  readonly #denseAfter: number;
+  /** The vectors kept sparse; a slot of theirs is kept in `#slots` as ~code. */
+  readonly #sparse: SparseVectors;
+  /** Most non-zero components of a vector kept sparse (−1: none is). */
+  readonly #sparseLimit: number;
   /** Capacity a {@link reserve} asked for, taken at the first growth of the dense rows (none while every vector is sparse). */
   #reserved = 0;
   /** Partial sums of {@link score}, reused. */
   readonly #scoreSums = new Float64Array(4);
 
-  /** `sparse`: false keeps every vector dense (tests compare the two layouts); `denseAfter`: see DENSE_AFTER (for tests). */
-  constructor(dim: number, options?: { sparse?: boolean; denseAfter?: number }) {
+  /** `sparse`: false keeps every vector dense (tests compare the layouts); `blockRows`: see BLOCK_ROWS (tests pass small ones). */
+  constructor(dim: number, options?: { sparse?: boolean; blockRows?: number }) {
     if (!Number.isInteger(dim) || dim < 1) {
       throw invalidArgument(`VectorIndex: dim must be a positive integer, got ${String(dim)}.`);
     }
@@ -108,26 +124,8 @@ export class VectorIndex {
     this.#capacity = 0;
     this.#width = Math.min(INITIAL_CAPACITY, BLOCK);
     this.#data = new Float32Array(0);
-    this.#sparse = new SparseRows(dim);
+    this.#sparse = new SparseVectors(dim, options?.blockRows ?? BLOCK_ROWS, (doc, code) => this.#slots.set(doc, ~code));
     this.#sparseLimit = options?.sparse === false || dim > SPARSE_MAX_DIM ? -1 : Math.floor(dim / SPARSE_FRACTION);
-    this.#denseAfter = options?.denseAfter ?? DENSE_AFTER;
-  }
-
-  /** Keeps every vector dense from now on when the index will hold more than `#denseAfter`: the sparse ones move to dense rows. */
-  #denseBeyond(size: number): void {
-    if (this.#sparseLimit < 0 || size <= this.#denseAfter) return;
-    this.#sparseLimit = -1;
-    const sparse = this.#sparse;
-    const n = sparse.size;
-    if (n === 0) return;
-    const dim = this.dim;
-    const docs = sparse.docs.slice();
-    const rows = new Float32Array(n * dim);
-    for (let s = 0; s < n; s++) sparse.copyInto(s, rows, s * dim);
-    // From the last slot down, so no removal moves another slot.
-    for (let s = n - 1; s >= 0; s--) sparse.remove(s);
-    sparse.trim();
-    this.#appendDense(docs, rows, null);
   }
 
   /** Number of vectors held. */
@@ -206,7 +204,6 @@ export class VectorIndex {
     }
     const problem = checkVector(vector, this.dim);
     if (problem !== null) throw invalidArgument(`VectorIndex.add: the vector of doc ${doc} ${problem}.`);
-    this.#denseBeyond(this.size + 1);
     const count = this.#sparseCount(vector, 0);
     if (count >= 0) {
       this.#slots.set(doc, ~this.#sparse.add(doc, vector, 0, count));
@@ -230,7 +227,6 @@ export class VectorIndex {
   reserve(count: number): void {
     // Taken when the first dense vector comes: sparse vectors need no dense rows.
     this.#reserved = Math.max(this.#reserved, count);
-    this.#denseBeyond(count);
   }
 
   /**
@@ -258,24 +254,53 @@ export class VectorIndex {
     if (!(rows instanceof Float32Array) || rows.length < n * dim) {
       throw invalidArgument(`VectorIndex.addRows: rows must be a Float32Array of at least ${n * dim} values (${n} vectors of ${dim}).`);
     }
+    // The check reads every value anyway: it also notes the non-zero ones (−0 is not one) as pairs, which a
+    // vector kept sparse is then added from, without reading its dim values again.
+    const ends = new Int32Array(n);
+    const total = n * dim;
+    if (pairComponents.length < total && dim <= SPARSE_MAX_DIM) {
+      pairComponents = new Uint16Array(total);
+      pairValues = new Float32Array(total);
+    }
+    const components = pairComponents;
+    const values = pairValues;
+    const note = dim <= SPARSE_MAX_DIM;
+    let at = 0;
     for (let i = 0; i < n; i++) {
       const doc = docs[i] as number;
       checkDoc("VectorIndex.addRows", doc);
       if (this.#slots.has(doc) || docs.indexOf(doc) !== i) {
         throw invalidArgument(`VectorIndex.addRows: doc ${doc} is already indexed (or given twice); remove it first to replace its vector.`);
       }
-      for (let c = i * dim, end = c + dim; c < end; c++) {
-        if (!Number.isFinite(rows[c]))
-          throw invalidArgument(`VectorIndex.addRows: the vector of doc ${doc} has a non-finite value (${rows[c]}) at index ${c - i * dim}.`);
+      const from = i * dim;
+      if (note) {
+        // Written without a branch on the value (a hashing vector's zeros come at random): every value is
+        // written at `at`, which moves on past the non-zero ones only.
+        for (let c = 0; c < dim; c++) {
+          const value = rows[from + c] as number;
+          // value − value is NaN for NaN and ±Infinity, 0 for any finite value.
+          if (value - value !== 0) throw nonFinite(doc, value, c);
+          components[at] = c;
+          values[at] = value;
+          at += value !== 0 ? 1 : 0;
+        }
+      } else {
+        for (let c = 0; c < dim; c++) {
+          const value = rows[from + c] as number;
+          if (value - value !== 0) throw nonFinite(doc, value, c);
+          if (value !== 0) at++;
+        }
       }
+      ends[i] = at;
     }
-    this.#denseBeyond(this.size + n);
     // Sparse rows go to their own store; the dense ones are written as a block.
     const dense: number[] = [];
-    for (let i = 0; i < n; i++) {
-      const count = this.#sparseCount(rows, i * dim);
-      if (count < 0) dense.push(i);
-      else this.#slots.set(docs[i] as number, ~this.#sparse.add(docs[i] as number, rows, i * dim, count));
+    const limit = this.#sparseLimit;
+    for (let i = 0, from = 0; i < n; i++) {
+      const to = ends[i] as number;
+      if (limit < 0 || to - from > limit) dense.push(i);
+      else this.#slots.set(docs[i] as number, ~this.#sparse.addPairs(docs[i] as number, components, values, from, to));
+      from = to;
     }
     if (dense.length > 0) this.#appendDense(docs, rows, dense);
   }
@@ -319,8 +344,8 @@ export class VectorIndex {
     const slot = this.#slots.get(doc);
     if (slot === undefined) return false;
     if (slot < 0) {
-      const moved = this.#sparse.remove(~slot);
-      if (moved >= 0) this.#slots.set(moved, slot);
+      // Vectors it moves get their new codes through the callback given to SparseVectors.
+      this.#sparse.remove(~slot);
       this.#slots.delete(doc);
       return true;
     }
@@ -361,20 +386,11 @@ export class VectorIndex {
     const top = new TopK(Math.min(k, size));
     let sum = 0;
     let sumSquares = 0;
-    const sparse = this.#sparse;
-    if (sparse.size > 0) {
-      // Scratch made per search rather than kept: an index per user would keep it for every user loaded.
-      const scores = new Float64Array(sparse.size);
-      sparse.scoreAll(queryValues(query), scores);
-      const sparseDocs = sparse.docs;
-      for (let s = 0, end = sparse.size; s < end; s++) {
-        const score = scores[s] as number;
-        if (score > 0) {
-          top.offer(sparseDocs[s] as number, score);
-          sum += Math.round(score * MOMENT_SCALE);
-          sumSquares += Math.round(score * score * MOMENT_SCALE);
-        }
-      }
+    if (this.#sparse.size > 0) {
+      const sink = new ScoreSink(top);
+      this.#sparse.scan(query, queryValues(query), sink);
+      sum = sink.sum;
+      sumSquares = sink.sumSquares;
     }
     if (count === 0) {
       if (moments !== undefined) {
@@ -395,6 +411,8 @@ export class VectorIndex {
     const zeros = 4 * stride;
     const s2 = 2 * stride;
     const s3 = 3 * stride;
+    const scale = MOMENT_SCALE;
+    const shift = INTEGER_SHIFT;
     for (let start = 0; start < count; start += width) {
       const n = Math.min(width, count - start);
       const base = start * dim;
@@ -407,8 +425,13 @@ export class VectorIndex {
           top.offer(docs[start + j] as number, score);
           // Fixed point, so the sums (and the fused scores built on them) do not depend on the order of
           // the slots, which removals shuffle: a reopened store answers with the same scores to the bit.
-          sum += Math.round(score * MOMENT_SCALE);
-          sumSquares += Math.round(score * score * MOMENT_SCALE);
+          // roundHalfUp (score-sink.ts) written out, as in InvertedBlock.scan: a call here costs more than the rest.
+          const x = score * scale;
+          const y = x + shift - shift;
+          sum += y - x === -0.5 ? y + 1 : y;
+          const xx = score * score * scale;
+          const yy = xx + shift - shift;
+          sumSquares += yy - xx === -0.5 ? yy + 1 : yy;
         }
       }
     }
@@ -431,7 +454,7 @@ export class VectorIndex {
       throw invalidArgument(`VectorIndex.score: the query vector ${checkVector(query, this.dim) ?? "is not usable"}.`);
     }
     if (slot < 0) {
-      return this.#sparse.scoreSlot(~slot, queryValues(query));
+      return this.#sparse.score(~slot, queryValues(query));
     }
     const data = this.#data;
     const width = this.#width;

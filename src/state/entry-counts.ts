@@ -1,13 +1,14 @@
 // Running counts of entries per status and their estimated bytes, kept on every change instead of walked per call.
 
 import type { EntryRecord } from "../types.ts";
+import { vectorBytes } from "../indexes/vector-index.ts";
 import { vectorLength, vectorShape } from "./lean-record.ts";
 
 /**
  * Bytes an entry in memory takes, roughly, once its user's indexes are built: what
  * bench/heap-per-entry.ts measured (JS heap and array buffers) with the hashing embedder, 256
- * dimensions, 60-character contents, 35 non-zero components: about 2,000–2,250 bytes, of which the
- * vector is about 260 (held once, by the vector index, as its non-zero components) (docs/design.md,
+ * dimensions, 60-character contents, 35 non-zero components: about 2,050–2,250 bytes, of which the
+ * vector is about 220 (held once, by the vector index, as its non-zero components) (docs/design.md,
  * "Memory per loaded entry"). Before its user's indexes are built the record holds its own copy.
  */
 export function entryBytes(record: EntryRecord): number {
@@ -21,15 +22,16 @@ function fixedBytes(record: EntryRecord): number {
 
 /**
  * The indexes' part of {@link entryBytes}: it grows with the content (postings, dedup key) and, for a
- * live entry, the vector: the index's copy (8 bytes per non-zero component for one it keeps sparse, at
- * most a quarter non-zero; 5 per component for a dense one, with room to grow) replaces the record's
- * own (state/lean-record.ts; taken as so for every live entry, as the embedders' vectors are unit length).
- * Only the record's fields go into it, so a record counted out takes away what it added.
+ * live entry, the vector: the index's copy (`vectorBytes`: about 6 bytes per non-zero component and 10
+ * per vector for one it keeps sparse, at any number of vectors; 4.5 per component for a dense one, with
+ * room to grow) replaces the record's own (state/lean-record.ts; taken as so for every live entry, as the
+ * embedders' vectors are unit length). Only the record's fields go into it, so a record counted out takes
+ * away what it added.
  */
 export function contentBytes(record: EntryRecord): number {
   const shape = vectorShape(record);
   const live = record.status === "active" || record.status === "unstructured";
-  const vector = shape === null || !live ? 0 : (4 * shape.nonZero <= shape.length ? 8 * shape.nonZero : 5 * shape.length) - 4 * shape.length;
+  const vector = shape === null || !live ? 0 : vectorBytes(shape.nonZero, shape.length) - 4 * shape.length;
   // 130 + 2 per character: the dedup key and the BM25 postings (16 bytes per distinct token, in typed arrays:
   // indexes/bm25-layout.ts), with the per-document arrays and map entries of both. BM25 alone measured 350–450 bytes
   // per 100-character entry, where its objects per document and posting took 1,200 before.

@@ -42,11 +42,13 @@ function walkedCold(state: EntryState): ReturnType<typeof emptyCounts> {
 describe("loaded counts", () => {
   it("entryBytes grows with the content and the vector", () => {
     const plain = entryRecord({ id: "a", userId: "ann", seq: 1, content: "abcd" });
-    // A live entry's vector is held once, by the vector index: dense, with room to grow (5 bytes a component)…
-    expect(entryBytes({ ...plain, embedding: new Float32Array(8).fill(0.5) }) - entryBytes(plain)).toBe(40);
-    // …or as its non-zero components (8 bytes each) when at most a quarter are set.
-    expect(entryBytes({ ...plain, embedding: new Float32Array([0, 0.5, 0, 0, 0, 0, -0.5, 0]) }) - entryBytes(plain)).toBe(16);
-    expect(entryBytes({ ...plain, embedding: new Float32Array(8) }) - entryBytes(plain)).toBe(0);
+    // A live entry's vector is held once, by the vector index: dense, with room to grow (4.5 bytes a component)…
+    expect(entryBytes({ ...plain, embedding: new Float32Array(8).fill(0.5) }) - entryBytes(plain)).toBe(36);
+    // …or as its non-zero components (6 bytes each, 10 a vector) when at most half are set, at any number of vectors.
+    expect(entryBytes({ ...plain, embedding: new Float32Array([0, 0.5, 0, 0, 0, 0, -0.5, 0]) }) - entryBytes(plain)).toBe(22);
+    expect(entryBytes({ ...plain, embedding: new Float32Array([0.5, 0.5, 0, 0.5, 0, 0, -0.5, 0]) }) - entryBytes(plain)).toBe(34);
+    expect(entryBytes({ ...plain, embedding: new Float32Array([0.5, 0.5, 0, 0.5, 0.5, 0, -0.5, 0]) }) - entryBytes(plain)).toBe(36);
+    expect(entryBytes({ ...plain, embedding: new Float32Array(8) }) - entryBytes(plain)).toBe(10);
     // An entry not live is in no index: its record keeps its own copy (4 bytes a component).
     const deleted = { ...plain, status: "deleted" as const };
     expect(entryBytes({ ...deleted, embedding: new Float32Array(8).fill(0.5) }) - entryBytes(deleted)).toBe(32);
