@@ -335,10 +335,12 @@ export class EntryState {
     for (const record of shard.entries) if (isLive(record.status) && this.#fits(record)) vectors++;
     built.vectors.reserve(vectors);
     const tile = new VectorTile(this.#dim, built.vectors);
-    for (const record of shard.entries) this.#index(built, record, tile);
+    // held[i]: entry i's vector went from its block to the index unchanged by normalising, so the index holds it bit for bit.
+    const held = new Uint8Array(shard.entries.length);
+    for (let i = 0; i < shard.entries.length; i++) if (this.#index(built, shard.entries[i]!, tile)) held[i] = 1;
     tile.flush();
     built.vectors.trim();
-    const bytes = this.#slimAll(built);
+    const bytes = this.#slimAll(built, held);
     const userId = shard.entries[0]!.userId;
     this.#unbuilt.delete(shard);
     this.#deferred.delete(shard);
@@ -448,10 +450,10 @@ export class EntryState {
    * user is built: the vector moves to the index when it holds it bit for bit, else to the record's own
    * copy. The record stays the same object; no record keeps the block alive.
    */
-  #leaveBlock(shard: UserShard, record: EntryRecord): boolean {
+  #leaveBlock(shard: UserShard, record: EntryRecord, held = false): boolean {
     const block = blockOf(record);
     if (block === undefined) return false;
-    leaveBlock(record, block, this.#compact && isLive(record.status) ? shard.vectors : null, this.#scratch);
+    leaveBlock(record, block, this.#compact && isLive(record.status) ? shard.vectors : null, this.#scratch, held);
     return true;
   }
 
@@ -459,12 +461,12 @@ export class EntryState {
    * {@link #slim} (or {@link #leaveBlock}) for every entry of a shard just built; returns the indexes'
    * part of their bytes (entry-counts.ts), summed in the same pass while each record is at hand.
    */
-  #slimAll(shard: UserShard): number {
+  #slimAll(shard: UserShard, held: Uint8Array): number {
     const entries = shard.entries;
     let bytes = 0;
     for (let i = 0; i < entries.length; i++) {
       const record = entries[i]!;
-      if (!this.#leaveBlock(shard, record) && this.#compact && isLive(record.status)) {
+      if (!this.#leaveBlock(shard, record, held[i] === 1) && this.#compact && isLive(record.status)) {
         const lean = leanRecord(record, shard.vectors);
         if (lean !== undefined) {
           entries[i] = lean;
@@ -547,8 +549,9 @@ export class EntryState {
    * `tile`: part of building a whole shard, where every text comes once (the tokenizer's memo of
    * recent texts is skipped) and vectors go to the index a tile at a time.
    */
-  #index(shard: UserShard, record: EntryRecord, tile?: VectorTile): void {
-    if (!isLive(record.status)) return;
+  #index(shard: UserShard, record: EntryRecord, tile?: VectorTile): boolean {
+    if (!isLive(record.status)) return false;
+    let held = false;
     const bulk = tile !== undefined;
     // Read with the record from a format-6 snapshot (persistence/text-forms.ts): its tokens, counted, and its dedup form.
     const forms = bulk ? takeTextForms(record) : undefined;
@@ -558,7 +561,8 @@ export class EntryState {
       if (bulk) {
         // A vector still in its section's block is read into a scratch row: no array per record.
         const block = blockOf(record);
-        tile.add(record.seq, block !== undefined && block.copyInto(record.seq, this.#scratch) ? this.#scratch : record.embedding!);
+        const fromBlock = block !== undefined && block.copyInto(record.seq, this.#scratch);
+        held = tile.add(record.seq, fromBlock ? this.#scratch : record.embedding!) && fromBlock;
       } else {
         // The index keeps a copy of its own: normalise in a scratch vector rather than a new one per entry.
         this.#unit.set(record.embedding!);
@@ -572,6 +576,7 @@ export class EntryState {
       if (slot === undefined) shard.keys.set(record.key, [record.seq]);
       else slot.push(record.seq);
     }
+    return held;
   }
 
   #unindex(shard: UserShard, record: EntryRecord): void {
@@ -604,16 +609,31 @@ class VectorTile {
     this.#rows = new Float32Array(VectorTile.SIZE * dim);
   }
 
-  /** Queues `vector` made unit-length, with the very values {@link normalize} gives (the same norm, the same divisions). */
-  add(doc: number, vector: Float32Array): void {
+  /**
+   * Queues `vector` made unit-length, with the very values {@link normalize} gives (the same norm, the same divisions).
+   * Returns whether the index will hold `vector` itself, bit for bit ({@link VectorIndex.holds}): normalising left
+   * every component as it was (a stored vector is unit length already, so mostly it does), and none is -0 (which
+   * a sparse layout keeps as +0). The build then need not compare each vector with the index's copy.
+   */
+  add(doc: number, vector: Float32Array): boolean {
     const dim = this.#dim;
     const rows = this.#rows;
     const at = this.#docs.length * dim;
     const norm = Math.sqrt(dot(vector, vector));
+    let same = norm !== 0;
     if (norm === 0) rows.set(vector, at);
-    else for (let i = 0; i < dim; i++) rows[at + i] = (vector[i] as number) / norm;
+    else {
+      for (let i = 0; i < dim; i++) {
+        const value = vector[i] as number;
+        // Compared as stored (float32), not as the double the division gives.
+        const unit = Math.fround(value / norm);
+        rows[at + i] = unit;
+        if (unit !== value || (value === 0 && 1 / value < 0)) same = false;
+      }
+    }
     this.#docs.push(doc);
     if (this.#docs.length === VectorTile.SIZE) this.flush();
+    return same;
   }
 
   flush(): void {

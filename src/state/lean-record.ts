@@ -69,11 +69,12 @@ export function blockOf(record: EntryRecord): BlockVectors | undefined {
  * Moves the vector of a record still in its section's block ({@link blockOf}) to `index`, when the
  * index holds that very vector (bit for bit; `scratch` of the index's dimension is overwritten), else to
  * the record's own copy: once its user is built, no record keeps the block (and its memory) alive.
- * The record stays the same object, so nothing that holds it needs to change.
+ * The record stays the same object, so nothing that holds it needs to change. `held`: the caller knows the
+ * index holds the block's vector bit for bit (it added it unchanged), so the comparison is skipped.
  */
-export function leaveBlock(record: EntryRecord, block: BlockVectors, index: VectorIndex | null, scratch: Float32Array): void {
+export function leaveBlock(record: EntryRecord, block: BlockVectors, index: VectorIndex | null, scratch: Float32Array, held = false): void {
   const r = record as unknown as HomedRecord;
-  if (index !== null && block.dim === scratch.length && block.copyInto(record.seq, scratch) && index.holds(record.seq, scratch)) {
+  if (index !== null && (held || (block.dim === scratch.length && block.copyInto(record.seq, scratch) && index.holds(record.seq, scratch)))) {
     HomedRecord.move(r, index);
     return;
   }
