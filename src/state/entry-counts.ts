@@ -7,9 +7,10 @@ import { vectorLength, vectorShape } from "./lean-record.ts";
 /**
  * Bytes an entry in memory takes, roughly, once its user's indexes are built: what
  * bench/heap-per-entry.ts measured (JS heap and array buffers) with the hashing embedder, 256
- * dimensions, 60-character contents, 35 non-zero components: about 2,050–2,250 bytes, of which the
+ * dimensions, 60-character contents, 35 non-zero components: about 950–1,150 bytes, of which the
  * vector is about 220 (held once, by the vector index, as its non-zero components) (docs/design.md,
  * "Memory per loaded entry"). Before its user's indexes are built the record holds its own copy.
+ * The estimate errs high (about 1,170 bytes for such an entry), never low: it is what a memory bound counts.
  */
 export function entryBytes(record: EntryRecord): number {
   return fixedBytes(record) + contentBytes(record);
@@ -17,7 +18,7 @@ export function entryBytes(record: EntryRecord): number {
 
 /** The record's part of {@link entryBytes}, known without reading its content (a load reads none). */
 function fixedBytes(record: EntryRecord): number {
-  return 900 + 4 * vectorLength(record);
+  return 700 + 4 * vectorLength(record);
 }
 
 /**
