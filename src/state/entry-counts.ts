@@ -10,7 +10,8 @@ import { vectorLength, vectorShape } from "./lean-record.ts";
  * dimensions, 60-character contents, 35 non-zero components: about 950–1,150 bytes, of which the
  * vector is about 220 (held once, by the vector index, as its non-zero components) (docs/design.md,
  * "Memory per loaded entry"). Before its user's indexes are built the record holds its own copy.
- * The estimate errs high (about 1,170 bytes for such an entry), never low: it is what a memory bound counts.
+ * The estimate says about 1,170 bytes for such an entry: high for 100,000 entries (942 for one user, 1,157
+ * over 1,000), low where each user's own arrays are spread over fewer entries (1,552 at 10,000 over 100).
  */
 export function entryBytes(record: EntryRecord): number {
   return fixedBytes(record) + contentBytes(record);
