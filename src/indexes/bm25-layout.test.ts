@@ -5,67 +5,7 @@ import { Bm25Index } from "./bm25-index.ts";
 import { Bm25Layout } from "./bm25-layout.ts";
 import { ENGLISH_STOP_WORDS } from "../text/stop-words.ts";
 import { seededRandom } from "../../test/helpers/seeded-random.ts";
-
-/**
- * The index as it was before its typed-array layout, reduced to what decides an answer: a postings list
- * of (doc, tf) per term, built by adding the documents one at a time in the order given, and the
- * search that scores every document holding a query term, adding its terms' contributions in query
- * order with the same float operations (weight · tf/(tf + k1 · lengthNorm), starting from the first
- * contribution). The pruned search is held to this same loop by bm25-index.test.ts.
- */
-function oldIndex(
-  docs: ReadonlyMap<number, readonly string[]>,
-  k1: number,
-  b: number,
-  stopWords: ReadonlySet<string>,
-): (query: readonly string[], k: number) => Array<{ doc: number; score: number }> {
-  const terms = new Map<string, { docs: number[]; tfs: number[] }>();
-  const lengths = new Map<number, number>();
-  let totalLength = 0;
-  for (const [doc, tokens] of docs) {
-    const counts = new Map<string, number>();
-    let length = 0;
-    for (const token of tokens) {
-      if (stopWords.has(token)) continue;
-      counts.set(token, (counts.get(token) ?? 0) + 1);
-      length++;
-    }
-    for (const [term, tf] of counts) {
-      let postings = terms.get(term);
-      if (postings === undefined) terms.set(term, (postings = { docs: [], tfs: [] }));
-      postings.docs.push(doc);
-      postings.tfs.push(tf);
-    }
-    lengths.set(doc, length);
-    totalLength += length;
-  }
-  const n = docs.size;
-  const avgLength = totalLength / n;
-  return (query, k) => {
-    if (k === 0 || n === 0 || totalLength === 0) return [];
-    const scores = new Map<number, number>();
-    const seen = new Set<string>();
-    for (const term of query) {
-      if (seen.has(term) || stopWords.has(term)) continue;
-      seen.add(term);
-      const postings = terms.get(term);
-      if (postings === undefined) continue;
-      const df = postings.docs.length;
-      const weight = Math.log(1 + (n - df + 0.5) / (df + 0.5)) * (k1 + 1);
-      for (let i = 0; i < df; i++) {
-        const doc = postings.docs[i] as number;
-        const tf = postings.tfs[i] as number;
-        const norm = k1 * (1 - b + (b * (lengths.get(doc) as number)) / avgLength);
-        const contribution = weight * (tf / (tf + norm));
-        const before = scores.get(doc);
-        scores.set(doc, before === undefined ? contribution : before + contribution);
-      }
-    }
-    const results = [...scores].map(([doc, score]) => ({ doc, score }));
-    results.sort((x, y) => y.score - x.score || y.doc - x.doc);
-    return results.slice(0, k);
-  };
-}
+import { referenceSearch } from "../../test/helpers/reference-bm25.ts";
 
 /** A document as a snapshot section keeps it: (term id, count) pairs against a term list that grows as documents come. */
 class CountedBlock {
@@ -124,7 +64,7 @@ describe("Bm25Index in typed arrays (Bm25Layout)", () => {
       const target = 50 + pick(run % 8 === 0 ? 1200 : 250);
       const check = (label: string): void => {
         expect(index.size, label).toBe(docs.size);
-        const old = oldIndex(docs, params.k1, params.b, stopWords);
+        const old = referenceSearch(docs, params.k1, params.b, stopWords);
         for (let q = 0; q < 6; q++) {
           const query = Array.from({ length: 1 + pick(6) }, word);
           const k = random() < 0.5 ? 1 + pick(5) : 1 + pick(docs.size + 3);
@@ -196,7 +136,7 @@ describe("Bm25Index in typed arrays (Bm25Layout)", () => {
       if (doc % 7 === 0) single.search(["peanut"], 1); // single's postings are written a document at a time
       docs.set(doc, tokens);
     }
-    const old = oldIndex(docs, 0.9, 0.4, ENGLISH_STOP_WORDS);
+    const old = referenceSearch(docs, 0.9, 0.4, ENGLISH_STOP_WORDS);
     for (let q = 0; q < 40; q++) {
       const query = Array.from({ length: 2 + Math.floor(random() * 8) }, word);
       const k = 1 + Math.floor(random() * 20);
