@@ -8,22 +8,10 @@ import { base64ToBytes, bytesToBase64 } from "../base64.ts";
 import { takeTextForms, textFormsOf } from "../text-forms.ts";
 import { SectionBlocks, encodeBlocksLine, isAscii } from "./section-blocks.ts";
 import { seededRandom } from "../../../test/helpers/seeded-random.ts";
+import { entryRecord } from "../../../test/helpers/entry-record.ts";
 
 function record(seq: number, content: string, embedding: Float32Array | null, status: EntryRecord["status"] = "active"): EntryRecord {
-  return {
-    id: `e${seq}`,
-    userId: "ann",
-    content,
-    kind: "fact",
-    status,
-    createdAt: 1_700_000_000_000 + seq,
-    updatedAt: 1_700_000_000_000 + seq,
-    seq,
-    metadata: {},
-    lifecycle: {},
-    ...(status === "superseded" ? { supersededBy: "e1" } : {}),
-    embedding,
-  };
+  return entryRecord({ id: `e${seq}`, userId: "ann", seq, content, status, embedding, ...(status === "superseded" ? { supersededBy: "e1" } : {}) });
 }
 
 /** Decodes a section (block line + entry lines) as sectioned-snapshot.ts does. */
