@@ -2,18 +2,14 @@
 
 import type { EntryRecord } from "../types.ts";
 import { normalizeForDedup } from "../text/tokenizer.ts";
+import { hashString } from "../text/string-hash.ts";
 
 /**
- * A 30-bit hash (FNV-1a, mixed) of `text`'s UTF-16 code units: a small integer, which a Map holds in its slot
+ * A 30-bit hash of `text` (text/string-hash.ts, cut to 30 bits): a small integer, which a Map holds in its slot
  * (a wider one would be a number object of its own per key).
  */
 export function dedupHash(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  // MurmurHash3's finaliser: FNV's low bits depend only on the low bits of the text's code units.
-  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-  return (h ^ (h >>> 16)) & 0x3fffffff;
+  return hashString(text, 0) & 0x3fffffff;
 }
 
 /**
