@@ -94,6 +94,66 @@ function describeValue(v: unknown): string {
   return `a ${typeof v}`;
 }
 
+/**
+ * The dot product of a sparse vector with itself, summed as {@link dotAt} sums it for the dense vector
+ * (four partial sums, component c into sum c mod 4 and the tail past the last multiple of 4 into the
+ * first, each in ascending order; the zero components that leaves out add +0, which changes no sum): equal
+ * to `dot(v, v)` to the bit. The vector has `dim` components; its non-zero ones are `count` pairs,
+ * components in `components` from `componentsAt`, values in `values` from `valuesAt`. −1 when the pairs are
+ * not well formed: components strictly ascending below `dim`, values finite and not ±0 (a sparse layout keeps no −0).
+ */
+export function sparseSelfDot(
+  components: Uint8Array | Uint16Array,
+  componentsAt: number,
+  values: Float32Array,
+  valuesAt: number,
+  count: number,
+  dim: number,
+): number {
+  const end4 = dim - (dim % 4);
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let previous = -1;
+  for (let k = 0; k < count; k++) {
+    const c = components[componentsAt + k] as number;
+    const x = values[valuesAt + k] as number;
+    // Zero, NaN and ±Infinity (x − x is NaN for the last two), or a component out of order.
+    if (x === 0 || x - x !== 0 || !(c > previous && c < dim)) return -1;
+    previous = c;
+    const lane = c < end4 ? c & 3 : 0;
+    if (lane === 0) s0 += x * x;
+    else if (lane === 1) s1 += x * x;
+    else if (lane === 2) s2 += x * x;
+    else s3 += x * x;
+  }
+  return s0 + s1 + (s2 + s3);
+}
+
+/**
+ * Whether `count` pairs are a well-formed sparse vector of `dim` components ({@link sparseSelfDot}) that
+ * {@link normalize} would leave exactly as it is: divided by its norm (the one `normalize` divides by, to
+ * the bit), every value rounds (as float32) to itself. False for a zero norm.
+ */
+export function unitAsStored(
+  components: Uint8Array | Uint16Array,
+  componentsAt: number,
+  values: Float32Array,
+  valuesAt: number,
+  count: number,
+  dim: number,
+): boolean {
+  const squares = sparseSelfDot(components, componentsAt, values, valuesAt, count, dim);
+  if (!(squares > 0)) return false;
+  const norm = Math.sqrt(squares);
+  for (let k = 0; k < count; k++) {
+    const x = values[valuesAt + k] as number;
+    if (Math.fround(x / norm) !== x) return false;
+  }
+  return true;
+}
+
 /** True when no component is NaN or ±Infinity. */
 export function allFinite(vector: Float32Array): boolean {
   for (let i = 0; i < vector.length; i++) {

@@ -76,17 +76,38 @@ export class InvertedBlock {
     );
   }
 
-  /**
-   * Every slot of `tail` as a block (slot s as row s). O(pairs + dim): one pass counts each component's
-   * postings, one fills them, so every array is allocated once, at its size.
-   */
+  /** Every slot of `tail` as a block (slot s as row s): {@link fromPairs} of its slots' pairs. */
   static fromRows(tail: SparseRows, dim: number): InvertedBlock {
     const n = tail.size;
-    const components = tail.components;
-    const values = tail.values;
+    const at = new Int32Array(n);
+    const counts = new Int32Array(n);
+    for (let s = 0; s < n; s++) {
+      at[s] = tail.start(s);
+      counts[s] = tail.nonZero(s);
+    }
+    return InvertedBlock.fromPairs(tail.docs, 0, n, tail.components, at, tail.values, at, counts, dim);
+  }
+
+  /**
+   * Vectors `first`..`first + n` of a batch as a block (vector `first + s` as row s): vector i's `counts[i]` non-zero
+   * pairs are its components from `componentsAt[i]` in `components` and their values from `valuesAt[i]` in `values`
+   * (in any order inside a vector; each component once). O(pairs + dim): one pass counts each component's postings,
+   * one fills them, so every array is allocated once, at its size.
+   */
+  static fromPairs(
+    docs: ArrayLike<number>,
+    first: number,
+    n: number,
+    components: Uint8Array | Uint16Array,
+    componentsAt: Int32Array,
+    values: Float32Array,
+    valuesAt: Int32Array,
+    counts: Int32Array,
+    dim: number,
+  ): InvertedBlock {
     const starts = new Int32Array(dim + 1);
     for (let s = 0; s < n; s++) {
-      for (let k = tail.start(s), end = k + tail.nonZero(s); k < end; k++) {
+      for (let k = componentsAt[first + s] as number, end = k + (counts[first + s] as number); k < end; k++) {
         const at = (components[k] as number) + 1;
         starts[at] = (starts[at] as number) + 1;
       }
@@ -107,27 +128,26 @@ export class InvertedBlock {
     const rows = new Uint16Array(total);
     const postings = new Float32Array(total);
     const next = starts.slice(0, dim);
-    const docs = new Float64Array(n);
-    const counts = new Uint16Array(n);
+    const rowDocs = new Float64Array(n);
+    const rowCounts = new Uint16Array(n);
     for (let s = 0; s < n; s++) {
-      docs[s] = tail.docs[s] as number;
-      const first = tail.start(s);
-      const count = tail.nonZero(s);
-      counts[s] = count;
-      for (let k = first, end = first + count; k < end; k++) {
+      rowDocs[s] = docs[first + s] as number;
+      const count = counts[first + s] as number;
+      rowCounts[s] = count;
+      for (let k = componentsAt[first + s] as number, v = valuesAt[first + s] as number, end = k + count; k < end; k++, v++) {
         const c = components[k] as number;
         const col = column[c] as number;
         if (col >= 0) {
-          columns[col * n + s] = values[k] as number;
+          columns[col * n + s] = values[v] as number;
           continue;
         }
         const p = next[c] as number;
         rows[p] = s;
-        postings[p] = values[k] as number;
+        postings[p] = values[v] as number;
         next[c] = p + 1;
       }
     }
-    return new InvertedBlock(docs, counts, starts, rows, postings, column, columns);
+    return new InvertedBlock(rowDocs, rowCounts, starts, rows, postings, column, columns);
   }
 
   /**

@@ -80,43 +80,44 @@ export class SparseRows {
   }
 
   /**
-   * Appends a vector given by its non-zero pairs `[from, to)` of `components` (ascending) and `values`
-   * as a new slot; returns the slot. The same slot as {@link add} makes of that vector.
+   * Appends a vector given by its `count` non-zero pairs, components ascending in `components` from
+   * `componentsAt` and their values in `values` from `valuesAt`, as a new slot; returns the slot. The
+   * same slot as {@link add} makes of that vector.
    */
-  addPairs(doc: number, components: Uint16Array, values: Float32Array, from: number, to: number): number {
+  addPairs(doc: number, components: Uint8Array | Uint16Array, componentsAt: number, values: Float32Array, valuesAt: number, count: number): number {
     const slot = this.docs.length;
     if (slot === this.#starts.length) {
       const capacity = Math.max(8, slot + (slot >> 2));
       this.#starts = grown(new Int32Array(capacity), this.#starts);
       this.#ends = grown(new Uint16Array(4 * capacity), this.#ends);
     }
-    this.#reserve(to - from);
+    this.#reserve(count);
     const end4 = this.#end4;
     const first = this.#used;
     // A counting sort by partial sum (no branch on which one: they come at random), stable, so each
     // group stays ascending.
     const next = laneScratch.fill(0);
-    for (let k = from; k < to; k++) {
-      const c = components[k] as number;
+    for (let k = 0; k < count; k++) {
+      const c = components[componentsAt + k] as number;
       const lane = c < end4 ? c & 3 : 0;
       next[lane] = (next[lane] as number) + 1;
     }
     const ends = this.#ends;
     let at = first;
     for (let lane = 0; lane < 4; lane++) {
-      const count = next[lane] as number;
+      const n = next[lane] as number;
       next[lane] = at;
-      at += count;
+      at += n;
       ends[4 * slot + lane] = at - first;
     }
     const into = this.#components;
     const intoValues = this.#values;
-    for (let k = from; k < to; k++) {
-      const c = components[k] as number;
+    for (let k = 0; k < count; k++) {
+      const c = components[componentsAt + k] as number;
       const lane = c < end4 ? c & 3 : 0;
       const p = next[lane] as number;
       into[p] = c;
-      intoValues[p] = values[k] as number;
+      intoValues[p] = values[valuesAt + k] as number;
       next[lane] = p + 1;
     }
     this.#starts[slot] = first;

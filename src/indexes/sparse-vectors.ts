@@ -64,11 +64,40 @@ export class SparseVectors {
     return blockCode(this.#freeze(), slot);
   }
 
-  /** Adds the vector given by its non-zero pairs `[from, to)` of `components` (ascending) and `values`; returns its code. */
-  addPairs(doc: number, components: Uint16Array, values: Float32Array, from: number, to: number): number {
-    const slot = this.#rows.addPairs(doc, components, values, from, to);
+  /** Adds the vector given by its `count` non-zero pairs (see {@link SparseRows.addPairs}); returns its code. */
+  addPairs(doc: number, components: Uint8Array | Uint16Array, componentsAt: number, values: Float32Array, valuesAt: number, count: number): number {
+    const slot = this.#rows.addPairs(doc, components, componentsAt, values, valuesAt, count);
     if (this.#rows.size < this.#blockRows) return slot;
     return blockCode(this.#freeze(), slot);
+  }
+
+  /**
+   * Adds vectors `0..n` of a batch (vector i: `counts[i]` pairs, components from `componentsAt[i]` in
+   * `components` and values from `valuesAt[i]` in `values`, as {@link addPairs} takes one), telling `moved` each
+   * one's code. Each whole `blockRows` of the batch becomes a block straight from the batch's pairs, without
+   * passing through the rows; the rest go to the rows.
+   */
+  addBatch(
+    docs: readonly number[],
+    n: number,
+    components: Uint8Array | Uint16Array,
+    componentsAt: Int32Array,
+    values: Float32Array,
+    valuesAt: Int32Array,
+    counts: Int32Array,
+  ): void {
+    const size = this.#blockRows;
+    for (let i = 0; i < n;) {
+      if (n - i >= size) {
+        const id = this.#place(InvertedBlock.fromPairs(docs, i, size, components, componentsAt, values, valuesAt, counts, this.#dim));
+        for (let s = 0; s < size; s++) this.#moved(docs[i + s] as number, blockCode(id, s));
+        i += size;
+        continue;
+      }
+      const doc = docs[i] as number;
+      this.#moved(doc, this.addPairs(doc, components, componentsAt[i] as number, values, valuesAt[i] as number, counts[i] as number));
+      i++;
+    }
   }
 
   /** Removes the vector at `code`. */
@@ -174,13 +203,18 @@ export class SparseVectors {
   /** Makes the rows a block; returns its id. */
   #freeze(): number {
     const rows = this.#rows;
-    const block = InvertedBlock.fromRows(rows, this.#dim);
-    const id = this.#free.pop() ?? this.#blocks.length;
-    this.#blocks[id] = block;
-    this.#inBlocks += block.length;
+    const id = this.#place(InvertedBlock.fromRows(rows, this.#dim));
     const docs = rows.docs;
     for (let s = 0, n = docs.length; s < n; s++) this.#moved(docs[s] as number, blockCode(id, s));
     rows.clear();
+    return id;
+  }
+
+  /** Keeps `block` under a free id; returns the id. */
+  #place(block: InvertedBlock): number {
+    const id = this.#free.pop() ?? this.#blocks.length;
+    this.#blocks[id] = block;
+    this.#inBlocks += block.length;
     return id;
   }
 
@@ -195,7 +229,7 @@ export class SparseVectors {
     for (let i = 0, from = 0; i < order.length; i++) {
       const doc = block.docs[order[i] as number] as number;
       const to = ends[i] as number;
-      this.#moved(doc, rows.addPairs(doc, components, values, from, to));
+      this.#moved(doc, rows.addPairs(doc, components, from, values, from, to - from));
       from = to;
     }
     if (rows.size >= this.#blockRows) this.#freeze();

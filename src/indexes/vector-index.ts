@@ -219,6 +219,45 @@ export class VectorIndex {
     this.#slots.set(doc, slot);
   }
 
+  /** Most non-zero components of a vector this index keeps sparse (−1: it keeps none sparse). */
+  get sparseLimit(): number {
+    return this.#sparseLimit;
+  }
+
+  /**
+   * Adds `n` unit-length vectors given by their non-zero pairs, the same as that many {@link add} calls
+   * would hold (not necessarily in the same slots), without a dense copy of any: doc `docs[i]` (strictly
+   * ascending) has `counts[i]` pairs (at most {@link sparseLimit}), components strictly ascending below
+   * `dim` from `componentsAt[i]` in `components`, values (finite, none ±0) from `valuesAt[i]` in `values`.
+   * The docs and counts are checked before anything is written (a refused batch adds nothing); the pairs
+   * are the caller's to check, in the pass it makes over them anyway: a user's build reads them from a
+   * section's block, checked when the section was read and again by `unitAsStored` (embedding/vector-math.ts).
+   */
+  addSparseRows(
+    docs: readonly number[],
+    n: number,
+    components: Uint8Array | Uint16Array,
+    componentsAt: Int32Array,
+    values: Float32Array,
+    valuesAt: Int32Array,
+    counts: Int32Array,
+  ): void {
+    const limit = this.#sparseLimit;
+    for (let i = 0; i < n; i++) {
+      const doc = docs[i] as number;
+      checkDoc("VectorIndex.addSparseRows", doc);
+      if (this.#slots.has(doc) || (i > 0 && !(doc > (docs[i - 1] as number)))) {
+        throw invalidArgument(
+          `VectorIndex.addSparseRows: doc ${doc} is already indexed (or the docs are not ascending); remove it first to replace its vector.`,
+        );
+      }
+      const count = counts[i] as number;
+      if (!(count <= limit))
+        throw invalidArgument(`VectorIndex.addSparseRows: the vector of doc ${doc} has ${count} pairs; this index keeps at most ${limit} sparse.`);
+    }
+    this.#sparse.addBatch(docs, n, components, componentsAt, values, valuesAt, counts);
+  }
+
   /**
    * Makes room for `count` vectors in one allocation, so a bulk build (a user's indexes built from
    * its entries) does not copy the array at every doubling. The capacity is the one the doublings
@@ -299,7 +338,7 @@ export class VectorIndex {
     for (let i = 0, from = 0; i < n; i++) {
       const to = ends[i] as number;
       if (limit < 0 || to - from > limit) dense.push(i);
-      else this.#slots.set(docs[i] as number, ~this.#sparse.addPairs(docs[i] as number, components, values, from, to));
+      else this.#slots.set(docs[i] as number, ~this.#sparse.addPairs(docs[i] as number, components, from, values, from, to - from));
       from = to;
     }
     if (dense.length > 0) this.#appendDense(docs, rows, dense);

@@ -16,6 +16,16 @@ export interface VectorHome {
   nonZero(seq: number): number;
 }
 
+/** What takes a unit-length vector as its non-zero pairs (a user's vector index: `VectorIndex.addSparse`). */
+export interface SparsePairSink {
+  /**
+   * Adds the vector of `doc` (of the sink's dimension) whose non-zero components are `count` pairs: components
+   * ascending in `components` from `componentsAt`, values in `values` from `valuesAt`. False when the sink would
+   * not keep it as pairs (too many of them): nothing was added.
+   */
+  addSparse(doc: number, components: Uint8Array | Uint16Array, componentsAt: number, values: Float32Array, valuesAt: number, count: number): boolean;
+}
+
 /**
  * Vectors read from a section's block and not copied out yet: a record read from a format-6 snapshot
  * points here until its user's indexes are built, when it moves to the vector index or gets its own
@@ -26,6 +36,12 @@ export interface VectorHome {
 export interface BlockVectors extends VectorHome {
   /** Writes the vector held for `seq` into `out` (of {@link dim} components, all of them written); false when there is none. */
   copyInto(seq: number, out: Float32Array): boolean;
+  /**
+   * Hands the vector held for `seq` to `sink` as its pairs, when it is stored sparse and unit length
+   * as stored (normalising would change none of its values: `unitAsStored`, embedding/vector-math.ts)
+   * and `sink` takes it; false otherwise, and nothing was handed: the caller adds it the general way.
+   */
+  addUnitTo(seq: number, sink: SparsePairSink): boolean;
   /** The text forms read with `record` (one of this block's), when the block keeps them (persistence/text-forms.ts); `take`: forgotten there. */
   forms(record: EntryRecord, take?: boolean): TextForms | undefined;
 }

@@ -12,6 +12,7 @@ import { DedupIndex } from "./dedup-index.ts";
 import type { CatalogUser } from "../persistence/backend.ts";
 import { countEntry, emptyCatalogUser } from "../persistence/user-catalog.ts";
 import { takeTextForms } from "../persistence/text-forms.ts";
+import type { BlockVectors, SparsePairSink } from "../persistence/homed-record.ts";
 import { contentBytes, countRecord, emptyCounts, type StatusCounts } from "./entry-counts.ts";
 import { blockOf, detach, isLean, leanRecord, leaveBlock, vectorLayout, vectorLength } from "./lean-record.ts";
 
@@ -559,10 +560,14 @@ export class EntryState {
     else shard.keywords.add(record.seq, bulk ? tokenizeOnce(record.content) : tokenize(record.content));
     if (this.#fits(record)) {
       if (bulk) {
-        // A vector still in its section's block is read into a scratch row: no array per record.
+        // A vector still in its section's block goes to the index as its stored pairs when it is unit length as stored
+        // (the index then holds it bit for bit); otherwise it is read into a scratch row: no array per record.
         const block = blockOf(record);
-        const fromBlock = block !== undefined && block.copyInto(record.seq, this.#scratch);
-        held = tile.add(record.seq, fromBlock ? this.#scratch : record.embedding!) && fromBlock;
+        if (block !== undefined && tile.addFrom(block, record.seq)) held = true;
+        else {
+          const fromBlock = block !== undefined && block.copyInto(record.seq, this.#scratch);
+          held = tile.add(record.seq, fromBlock ? this.#scratch : record.embedding!) && fromBlock;
+        }
       } else {
         // The index keeps a copy of its own: normalise in a scratch vector rather than a new one per entry.
         this.#unit.set(record.embedding!);
@@ -595,18 +600,60 @@ export class EntryState {
   }
 }
 
-/** Vectors on their way into a {@link VectorIndex} during a bulk build: normalised into rows, added a tile at a time ({@link VectorIndex.addRows}). */
-class VectorTile {
+/**
+ * Vectors on their way into a {@link VectorIndex} during a bulk build: those that come as a section's stored
+ * pairs, unit length as stored, are queued as where their pairs are and added a batch at a time
+ * ({@link VectorIndex.addSparseRows}: whole inverted blocks straight from the batch); the others (about 1 %
+ * of a hashing embedder's) are normalised into rows and added a tile at a time ({@link VectorIndex.addRows}).
+ * The two queues are flushed apart, so the index's layout is not the one single adds in seq order make;
+ * its answers are the same: a score is the vector's own, and equal scores are ordered by doc (top-k.ts).
+ */
+class VectorTile implements SparsePairSink {
   static readonly SIZE = 64;
+  /** Vectors per batch of pairs: whole inverted blocks of the index's (512) come straight from a batch. */
+  static readonly PAIRS = 4096;
   readonly #dim: number;
   readonly #index: VectorIndex;
   readonly #rows: Float32Array;
   readonly #docs: number[] = [];
+  /** The queued pairs: the arrays they are in (one section's block), and per vector where and how many. */
+  #components: Uint8Array | Uint16Array | null = null;
+  #values: Float32Array | null = null;
+  readonly #pairDocs: number[] = [];
+  readonly #componentsAt = new Int32Array(VectorTile.PAIRS);
+  readonly #valuesAt = new Int32Array(VectorTile.PAIRS);
+  readonly #counts = new Int32Array(VectorTile.PAIRS);
 
   constructor(dim: number, index: VectorIndex) {
     this.#dim = dim;
     this.#index = index;
     this.#rows = new Float32Array(VectorTile.SIZE * dim);
+  }
+
+  /**
+   * Adds the vector of `doc` (a seq) straight from its section's block as pairs, when the block holds it sparse and
+   * unit length as stored and the index keeps it sparse ({@link BlockVectors.addUnitTo}): the index then holds it bit
+   * for bit. False: nothing was added.
+   */
+  addFrom(block: BlockVectors, doc: number): boolean {
+    return block.addUnitTo(doc, this);
+  }
+
+  /** Queues a vector as its pairs (the block's call back from {@link addFrom}); false when the index would not keep it sparse. */
+  addSparse(doc: number, components: Uint8Array | Uint16Array, componentsAt: number, values: Float32Array, valuesAt: number, count: number): boolean {
+    if (count > this.#index.sparseLimit) return false;
+    if (components !== this.#components || values !== this.#values) {
+      this.#flushPairs();
+      this.#components = components;
+      this.#values = values;
+    }
+    const i = this.#pairDocs.length;
+    this.#pairDocs.push(doc);
+    this.#componentsAt[i] = componentsAt;
+    this.#valuesAt[i] = valuesAt;
+    this.#counts[i] = count;
+    if (i + 1 === VectorTile.PAIRS) this.#flushPairs();
+    return true;
   }
 
   /**
@@ -632,14 +679,26 @@ class VectorTile {
       }
     }
     this.#docs.push(doc);
-    if (this.#docs.length === VectorTile.SIZE) this.flush();
+    if (this.#docs.length === VectorTile.SIZE) this.#flushRows();
     return same;
   }
 
   flush(): void {
+    this.#flushPairs();
+    this.#flushRows();
+  }
+
+  #flushRows(): void {
     if (this.#docs.length === 0) return;
     this.#index.addRows(this.#docs, this.#rows);
     this.#docs.length = 0;
+  }
+
+  #flushPairs(): void {
+    const n = this.#pairDocs.length;
+    if (n === 0) return;
+    this.#index.addSparseRows(this.#pairDocs, n, this.#components!, this.#componentsAt, this.#values!, this.#valuesAt, this.#counts);
+    this.#pairDocs.length = 0;
   }
 }
 

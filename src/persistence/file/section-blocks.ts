@@ -4,7 +4,8 @@ import type { EntryRecord, EntryStatus } from "../../types.ts";
 import { normalizeForDedupOnce, tokenizeOnce } from "../../text/tokenizer.ts";
 import { base64ToBytes, bytesToBase64, zeroVector } from "../base64.ts";
 import type { VectorSource } from "../record-codec.ts";
-import { blockHome, type BlockVectors } from "../homed-record.ts";
+import { blockHome, type BlockVectors, type SparsePairSink } from "../homed-record.ts";
+import { unitAsStored } from "../../embedding/vector-math.ts";
 import { attachTextForms, textFormsId, textFormsOf, type TextForms } from "../text-forms.ts";
 
 /** How a block line starts (an entry line starts with `{"id":`). */
@@ -495,6 +496,16 @@ class SectionVectors implements BlockVectors {
     const indices = this.#indices;
     for (let k = 0; k < stored; k++) out[indices[indexAt + k]!] = values[from + k]!;
     return true;
+  }
+
+  addUnitTo(seq: number, sink: SparsePairSink): boolean {
+    const i = this.#find(seq);
+    if (i < 0) return false;
+    const indexAt = this.#indexAt[i]!;
+    const valueAt = this.#valueAt[i]!;
+    const stored = this.#stored[i]!;
+    if (indexAt < 0 || !unitAsStored(this.#indices, indexAt, this.#values, valueAt, stored, this.dim)) return false;
+    return sink.addSparse(seq, this.#indices, indexAt, this.#values, valueAt, stored);
   }
 
   vector(seq: number): Float32Array | undefined {
