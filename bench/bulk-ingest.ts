@@ -88,7 +88,7 @@ export interface ImportResult {
 }
 
 /** An export of `n` distinct entries spread over `users` users (with their hashing-embedder vectors), in 64 KiB chunks as a file stream gives it. */
-async function exportChunks(n: number, users: number): Promise<string[]> {
+export async function exportChunks(n: number, users: number): Promise<string[]> {
   const embedder = new HashingEmbedder();
   const texts = inputs(n);
   const vectors = await embedder.embed(texts);
