@@ -69,6 +69,20 @@ function nonFinite(doc: number, value: number, at: number): Error {
   return invalidArgument(`VectorIndex.addRows: the vector of doc ${doc} has a non-finite value (${value}) at index ${at}.`);
 }
 
+/** {@link VectorIndex.addSparseRows}'s checks of the docs and counts, out of the method (a method with a loop and private fields was deoptimised at every call). */
+function checkSparseBatch(docs: readonly number[], n: number, counts: Int32Array, limit: number, slots: Map<number, number>): void {
+  for (let i = 0; i < n; i++) {
+    const doc = docs[i] as number;
+    checkDoc("VectorIndex.addSparseRows", doc);
+    if (slots.has(doc) || (i > 0 && !(doc > (docs[i - 1] as number)))) {
+      throw invalidArgument(`VectorIndex.addSparseRows: doc ${doc} is already indexed (or the docs are not ascending); remove it first to replace its vector.`);
+    }
+    const count = counts[i] as number;
+    if (!(count <= limit))
+      throw invalidArgument(`VectorIndex.addSparseRows: the vector of doc ${doc} has ${count} pairs; this index keeps at most ${limit} sparse.`);
+  }
+}
+
 /** Scratch for {@link VectorIndex.addRows}: the batch's non-zero pairs, shared by every index (grown to the largest batch). */
 let pairComponents = new Uint16Array(0);
 let pairValues = new Float32Array(0);
@@ -242,19 +256,7 @@ export class VectorIndex {
     valuesAt: Int32Array,
     counts: Int32Array,
   ): void {
-    const limit = this.#sparseLimit;
-    for (let i = 0; i < n; i++) {
-      const doc = docs[i] as number;
-      checkDoc("VectorIndex.addSparseRows", doc);
-      if (this.#slots.has(doc) || (i > 0 && !(doc > (docs[i - 1] as number)))) {
-        throw invalidArgument(
-          `VectorIndex.addSparseRows: doc ${doc} is already indexed (or the docs are not ascending); remove it first to replace its vector.`,
-        );
-      }
-      const count = counts[i] as number;
-      if (!(count <= limit))
-        throw invalidArgument(`VectorIndex.addSparseRows: the vector of doc ${doc} has ${count} pairs; this index keeps at most ${limit} sparse.`);
-    }
+    checkSparseBatch(docs, n, counts, this.#sparseLimit, this.#slots);
     this.#sparse.addBatch(docs, n, components, componentsAt, values, valuesAt, counts);
   }
 
