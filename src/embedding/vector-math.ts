@@ -95,15 +95,14 @@ function describeValue(v: unknown): string {
 }
 
 /**
- * The dot product of a sparse vector with itself, summed as {@link dotAt} sums it for the dense vector
- * (four partial sums, component c into sum c mod 4 and the tail past the last multiple of 4 into the
- * first, each in ascending order; the zero components that leaves out add +0, which changes no sum): equal
- * to `dot(v, v)` to the bit. The vector has `dim` components; its non-zero ones are `count` pairs,
- * components in `components` from `componentsAt`, values in `values` from `valuesAt`. −1 when the pairs are
- * not well formed: components strictly ascending below `dim`, values finite and not ±0 (a sparse layout keeps no −0).
+ * `dot(v, v)` to the bit, for a vector of `dim` components given by `count` stored values from `valuesAt` in
+ * `values`: the components `components[componentsAt..]` (ascending; null: components 0, 1, 2… in order, a dense
+ * vector), the others zero. Summed as {@link dotAt} sums it (four partial sums, component c into sum c mod 4 and the
+ * tail past the last multiple of 4 into the first, each in ascending order); the zero components that leaves out
+ * add +0, which changes no sum.
  */
-export function sparseSelfDot(
-  components: Uint8Array | Uint16Array,
+export function storedSelfDot(
+  components: Uint8Array | Uint16Array | null,
   componentsAt: number,
   values: Float32Array,
   valuesAt: number,
@@ -115,13 +114,9 @@ export function sparseSelfDot(
   let s1 = 0;
   let s2 = 0;
   let s3 = 0;
-  let previous = -1;
   for (let k = 0; k < count; k++) {
-    const c = components[componentsAt + k] as number;
+    const c = components === null ? k : (components[componentsAt + k] as number);
     const x = values[valuesAt + k] as number;
-    // Zero, NaN and ±Infinity (x − x is NaN for the last two), or a component out of order.
-    if (x === 0 || x - x !== 0 || !(c > previous && c < dim)) return -1;
-    previous = c;
     const lane = c < end4 ? c & 3 : 0;
     if (lane === 0) s0 += x * x;
     else if (lane === 1) s1 += x * x;
@@ -129,6 +124,29 @@ export function sparseSelfDot(
     else s3 += x * x;
   }
   return s0 + s1 + (s2 + s3);
+}
+
+/**
+ * {@link storedSelfDot} of a sparse vector's pairs, or −1 when they are not well formed: components strictly
+ * ascending below `dim`, values finite and not ±0 (a sparse layout keeps no −0).
+ */
+export function sparseSelfDot(
+  components: Uint8Array | Uint16Array,
+  componentsAt: number,
+  values: Float32Array,
+  valuesAt: number,
+  count: number,
+  dim: number,
+): number {
+  let previous = -1;
+  for (let k = 0; k < count; k++) {
+    const c = components[componentsAt + k] as number;
+    const x = values[valuesAt + k] as number;
+    // Zero, NaN and ±Infinity (x − x is NaN for the last two), or a component out of order.
+    if (x === 0 || x - x !== 0 || !(c > previous && c < dim)) return -1;
+    previous = c;
+  }
+  return storedSelfDot(components, componentsAt, values, valuesAt, count, dim);
 }
 
 /**

@@ -69,6 +69,21 @@ function nonFinite(doc: number, value: number, at: number): Error {
   return invalidArgument(`VectorIndex.addRows: the vector of doc ${doc} has a non-finite value (${value}) at index ${at}.`);
 }
 
+/**
+ * Vectors a {@link VectorIndex} holds where they are stored until it adds them (a section's block:
+ * persistence/homed-record.ts, `BlockVectors`), read with the scores the index gives them once added.
+ */
+export interface DeferredVectors {
+  /** How many vectors. */
+  readonly deferred: number;
+  /** Offers `sink` each vector's score against `query` (its components as doubles, see `queryValues`) when above 0. */
+  scanDeferred(query: Float64Array, sink: ScoreSink): void;
+  /** One vector's score (`doc`: its seq), or undefined when it is not one of these. */
+  scoreDeferred(doc: number, query: Float64Array): number | undefined;
+  /** Forgets them (the index's owner adds them next). */
+  undefer(): void;
+}
+
 /** {@link VectorIndex.addSparseRows}'s checks of the docs and counts, out of the method (a method with a loop and private fields was deoptimised at every call). */
 function checkSparseBatch(docs: readonly number[], n: number, counts: Int32Array, limit: number, slots: Map<number, number>): void {
   for (let i = 0; i < n; i++) {
@@ -127,6 +142,9 @@ export class VectorIndex {
   #reserved = 0;
   /** Partial sums of {@link score}, reused. */
   readonly #scoreSums = new Float64Array(4);
+  /** Vectors this index holds where they are stored, not added yet ({@link defer}). */
+  #deferred: DeferredVectors[] = [];
+  #deferredCount = 0;
 
   /** `sparse`: false keeps every vector dense (tests compare the layouts); `blockRows`: see BLOCK_ROWS (tests pass small ones). */
   constructor(dim: number, options?: { sparse?: boolean; blockRows?: number }) {
@@ -144,7 +162,34 @@ export class VectorIndex {
 
   /** Number of vectors held. */
   get size(): number {
-    return this.#docs.length + this.#sparse.size;
+    return this.#docs.length + this.#sparse.size + this.#deferredCount;
+  }
+
+  /**
+   * Holds `source`'s marked vectors without adding them: a search and {@link score} read them where they are
+   * stored, with the scores they would have here. Until {@link undefer}, every method that reads or changes
+   * one vector (add, remove, vector, holds, nonZero, has, addRows, addSparseRows) throws: the owner adds the
+   * deferred vectors first (state/entry-state.ts).
+   */
+  defer(source: DeferredVectors): void {
+    this.#deferred.push(source);
+    this.#deferredCount += source.deferred;
+  }
+
+  /** Whether some vectors are deferred ({@link defer}). */
+  get deferring(): boolean {
+    return this.#deferred.length > 0;
+  }
+
+  /** Stops reading the deferred vectors where they are stored, and has each source forget them: the owner adds them next. */
+  undefer(): void {
+    for (const source of this.#deferred) source.undefer();
+    this.#deferred = [];
+    this.#deferredCount = 0;
+  }
+
+  #notDeferred(where: string): void {
+    if (this.#deferred.length > 0) throw new Error(`internal: VectorIndex.${where} while vectors are deferred (add them first)`);
   }
 
   /** The non-zero components of `dim` values of `vector` from `offset` when few enough to keep them sparse; −1 otherwise. */
@@ -163,6 +208,7 @@ export class VectorIndex {
    * has no vector here. O(dim).
    */
   vector(doc: number): Float32Array | undefined {
+    this.#notDeferred("vector");
     const slot = this.#slots.get(doc);
     if (slot === undefined) return undefined;
     const out = new Float32Array(this.dim);
@@ -178,6 +224,7 @@ export class VectorIndex {
 
   /** True when `doc`'s vector here is `vector`, component for component (Object.is: −0 is not 0). O(dim). */
   holds(doc: number, vector: Float32Array): boolean {
+    this.#notDeferred("holds");
     const slot = this.#slots.get(doc);
     if (slot === undefined || !(vector instanceof Float32Array) || vector.length !== this.dim) return false;
     if (slot < 0) return this.#sparse.equals(~slot, vector);
@@ -189,6 +236,7 @@ export class VectorIndex {
 
   /** Non-zero components of `doc`'s vector (0 when `doc` has none here). O(1) for a sparse vector, O(dim) for a dense one. */
   nonZero(doc: number): number {
+    this.#notDeferred("nonZero");
     const slot = this.#slots.get(doc);
     if (slot === undefined) return 0;
     if (slot < 0) return this.#sparse.nonZero(~slot);
@@ -204,6 +252,7 @@ export class VectorIndex {
 
   /** True when `doc` has a vector here. */
   has(doc: number): boolean {
+    this.#notDeferred("has");
     return this.#slots.has(doc);
   }
 
@@ -212,6 +261,7 @@ export class VectorIndex {
    * The vector is copied; the caller may reuse its array.
    */
   add(doc: number, vector: Float32Array): void {
+    this.#notDeferred("add");
     checkDoc("VectorIndex.add", doc);
     if (this.#slots.has(doc)) {
       throw invalidArgument(`VectorIndex.add: doc ${doc} is already indexed; remove it first to replace its vector.`);
@@ -256,6 +306,7 @@ export class VectorIndex {
     valuesAt: Int32Array,
     counts: Int32Array,
   ): void {
+    this.#notDeferred("addSparseRows");
     checkSparseBatch(docs, n, counts, this.#sparseLimit, this.#slots);
     this.#sparse.addBatch(docs, n, components, componentsAt, values, valuesAt, counts);
   }
@@ -290,6 +341,7 @@ export class VectorIndex {
    * anything is written: a refused batch adds nothing.
    */
   addRows(docs: readonly number[], rows: Float32Array): void {
+    this.#notDeferred("addRows");
     const dim = this.dim;
     const n = docs.length;
     if (!(rows instanceof Float32Array) || rows.length < n * dim) {
@@ -382,6 +434,7 @@ export class VectorIndex {
 
   /** Removes the vector of `doc`; false when it was not there. O(dim). */
   remove(doc: number): boolean {
+    this.#notDeferred("remove");
     const slot = this.#slots.get(doc);
     if (slot === undefined) return false;
     if (slot < 0) {
@@ -427,9 +480,11 @@ export class VectorIndex {
     const top = new TopK(Math.min(k, size));
     let sum = 0;
     let sumSquares = 0;
-    if (this.#sparse.size > 0) {
+    if (this.#sparse.size > 0 || this.#deferred.length > 0) {
       const sink = new ScoreSink(top);
-      this.#sparse.scan(query, queryValues(query), sink);
+      const values = queryValues(query);
+      if (this.#sparse.size > 0) this.#sparse.scan(query, values, sink);
+      for (const source of this.#deferred) source.scanDeferred(values, sink);
       sum = sink.sum;
       sumSquares = sink.sumSquares;
     }
@@ -490,9 +545,17 @@ export class VectorIndex {
    */
   score(doc: number, query: Float32Array): number | undefined {
     const slot = this.#slots.get(doc);
-    if (slot === undefined) return undefined;
+    if (slot === undefined && this.#deferred.length === 0) return undefined;
     if (!(query instanceof Float32Array) || query.length !== this.dim) {
       throw invalidArgument(`VectorIndex.score: the query vector ${checkVector(query, this.dim) ?? "is not usable"}.`);
+    }
+    if (slot === undefined) {
+      const values = queryValues(query);
+      for (const source of this.#deferred) {
+        const score = source.scoreDeferred(doc, values);
+        if (score !== undefined) return score;
+      }
+      return undefined;
     }
     if (slot < 0) {
       return this.#sparse.score(~slot, queryValues(query));

@@ -16,6 +16,11 @@ export interface VectorHome {
   nonZero(seq: number): number;
 }
 
+/** What a search offers each scored doc to (the vector index's top k and moments: indexes/score-sink.ts). */
+export interface ScoreOffer {
+  offer(doc: number, score: number): void;
+}
+
 /** What takes a unit-length vector as its non-zero pairs (a user's vector index: `VectorIndex.addSparse`). */
 export interface SparsePairSink {
   /**
@@ -42,6 +47,25 @@ export interface BlockVectors extends VectorHome {
    * and `sink` takes it; false otherwise, and nothing was handed: the caller adds it the general way.
    */
   addUnitTo(seq: number, sink: SparsePairSink): boolean;
+  /**
+   * Marks the vector held for `seq` as one a user's vector index reads here rather than holding it yet
+   * (state/entry-state.ts: a user's vectors are added to its index on its first write or after a few
+   * reads); false when there is none. Only the state of the one user whose records were read with this
+   * block marks it.
+   */
+  defer(seq: number): boolean;
+  /** How many vectors are marked by {@link defer}. */
+  readonly deferred: number;
+  /**
+   * Offers `sink` each marked vector's score against `query` (its components as doubles) when above 0:
+   * the score the vector index gives the vector once it holds it (normalised as `normalize` does it,
+   * summed in `dotAt`'s order: embedding/vector-math.ts), to the bit.
+   */
+  scanDeferred(query: Float64Array, sink: ScoreOffer): void;
+  /** The score {@link scanDeferred} gives the marked vector of `seq`; undefined when `seq` has no marked vector here. */
+  scoreDeferred(seq: number, query: Float64Array): number | undefined;
+  /** Forgets every mark (the index holds those vectors now). */
+  undefer(): void;
   /** The text forms read with `record` (one of this block's), when the block keeps them (persistence/text-forms.ts); `take`: forgotten there. */
   forms(record: EntryRecord, take?: boolean): TextForms | undefined;
 }

@@ -18,6 +18,9 @@ import { blockOf, detach, isLean, leanRecord, leaveBlock, vectorLayout, vectorLe
 
 import { MAX_TIME_MS } from "../clock.ts";
 
+/** Reads of a user (recalls) served with its vectors still in their section's block before they are added to its index ({@link EntryState}, `shard`). */
+const DEFERRED_READS = 4;
+
 export { MAX_TIME_MS };
 
 /** Statuses whose entries are searchable: recall returns only these (README, "API at a glance"). */
@@ -53,6 +56,11 @@ export class EntryState {
   readonly #shards = new Map<string, UserShard>();
   /** Shards whose entries were loaded but not indexed yet: a user's indexes are built when first used. */
   readonly #unbuilt = new Set<UserShard>();
+  /**
+   * Built shards whose vector index reads the vectors still in their section's block there (VectorIndex.defer), with
+   * the reads of the shard so far: the vectors are added on the shard's first write, or at its {@link DEFERRED_READS}th read.
+   */
+  readonly #vectorsDeferred = new Map<UserShard, number>();
   /** Unbuilt shards whose entries all came through {@link insert} (checked): more inserts stay unindexed until first use. */
   readonly #deferred = new Set<UserShard>();
   /** Users whose entries are not in memory (a backend that loads users when asked): what the catalog says of each. */
@@ -235,6 +243,7 @@ export class EntryState {
     this.#shards.delete(userId);
     this.#unbuilt.delete(shard);
     this.#deferred.delete(shard);
+    this.#vectorsDeferred.delete(shard);
     if (summary.total > 0) this.#setCold(summary);
     return true;
   }
@@ -273,7 +282,14 @@ export class EntryState {
   shard(userId: string): UserShard | undefined {
     this.#assertLoaded(userId);
     const shard = this.#shards.get(userId);
-    return shard === undefined ? undefined : this.#ensureBuilt(shard);
+    if (shard === undefined) return undefined;
+    const built = this.#ensureBuilt(shard);
+    const reads = this.#vectorsDeferred.get(built);
+    if (reads !== undefined) {
+      if (reads + 1 >= DEFERRED_READS) this.#addDeferred(built);
+      else this.#vectorsDeferred.set(built, reads + 1);
+    }
+    return built;
   }
 
   /** The part of the state one user's calls work on (see {@link UserEntries}). */
@@ -311,7 +327,7 @@ export class EntryState {
     if (shard === undefined) {
       shard = this.#newShard(record.userId);
       this.#unbuilt.add(shard);
-    }
+    } else this.#addDeferred(shard);
     insertBySeq(shard.entries, record);
     this.#byId.set(record.id, record);
     this.#bySeq.set(record.seq, record);
@@ -332,22 +348,57 @@ export class EntryState {
     const built = this.#emptyShard(shard.entries);
     // One allocation for the vectors, and no tokenizer memo: a build sees each text once (a large
     // user's first use, docs/bench/cold-start.md). The indexes come out as single adds make them.
+    // The vectors still in a section's block stay there: the index reads them where they are until the user's first
+    // write (or a few reads), so a user's first recall does not wait for them to be added (docs/design.md, "Load path").
     let vectors = 0;
-    for (const record of shard.entries) if (isLive(record.status) && this.#fits(record)) vectors++;
+    for (const record of shard.entries) if (isLive(record.status) && this.#fits(record) && blockOf(record) === undefined) vectors++;
     built.vectors.reserve(vectors);
     const tile = new VectorTile(this.#dim, built.vectors);
-    // held[i]: entry i's vector went from its block to the index unchanged by normalising, so the index holds it bit for bit.
-    const held = new Uint8Array(shard.entries.length);
-    for (let i = 0; i < shard.entries.length; i++) if (this.#index(built, shard.entries[i]!, tile)) held[i] = 1;
+    const blocks: BlockVectors[] = [];
+    for (const record of shard.entries) this.#index(built, record, tile, blocks);
     tile.flush();
     built.vectors.trim();
-    const bytes = this.#slimAll(built, held);
+    let bytes = 0;
+    if (blocks.length === 0) bytes = this.#slimAll(built, null);
+    else {
+      // Counted now, moved off the block when the vectors are added (#addDeferred): the counts do not depend on where a vector is.
+      for (const record of shard.entries) bytes += contentBytes(record);
+      for (const block of blocks) built.vectors.defer(block);
+      this.#vectorsDeferred.set(built, 0);
+    }
     const userId = shard.entries[0]!.userId;
     this.#unbuilt.delete(shard);
     this.#deferred.delete(shard);
     this.#shards.set(userId, built);
     this.#loadedCounts.bytes += bytes;
     return built;
+  }
+
+  /**
+   * Adds the vectors a built shard's index reads in their section's block (see {@link #ensureBuilt}) to the index, then
+   * moves each record's vector off the block: to the index when it holds it bit for bit, else to the record's own copy.
+   * A vector stored sparse and unit length as stored goes from the block's pairs straight in; the others are normalised.
+   * Every write to the shard runs this first, so no change ever meets a deferred vector.
+   */
+  #addDeferred(shard: UserShard): void {
+    if (!this.#vectorsDeferred.delete(shard)) return;
+    const index = shard.vectors;
+    index.reserve(index.size);
+    index.undefer();
+    const tile = new VectorTile(this.#dim, index);
+    const entries = shard.entries;
+    // held[i]: entry i's vector went from its block to the index unchanged by normalising, so the index holds it bit for bit.
+    const held = new Uint8Array(entries.length);
+    for (let i = 0; i < entries.length; i++) {
+      const record = entries[i]!;
+      const block = blockOf(record);
+      if (block === undefined || !isLive(record.status) || !this.#fits(record)) continue;
+      if (tile.addFrom(block, record.seq)) held[i] = 1;
+      else if (block.copyInto(record.seq, this.#scratch) && tile.add(record.seq, this.#scratch)) held[i] = 1;
+    }
+    tile.flush();
+    index.trim();
+    this.#slimAll(shard, held);
   }
 
   /** Every user with entries: loaded or not. */
@@ -384,6 +435,7 @@ export class EntryState {
       this.#deferred.add(shard);
     } else if (!this.#deferred.has(shard)) {
       shard = this.#ensureBuilt(shard);
+      this.#addDeferred(shard);
     }
     insertBySeq(shard.entries, record);
     this.#byId.set(record.id, record);
@@ -462,12 +514,12 @@ export class EntryState {
    * {@link #slim} (or {@link #leaveBlock}) for every entry of a shard just built; returns the indexes'
    * part of their bytes (entry-counts.ts), summed in the same pass while each record is at hand.
    */
-  #slimAll(shard: UserShard, held: Uint8Array): number {
+  #slimAll(shard: UserShard, held: Uint8Array | null): number {
     const entries = shard.entries;
     let bytes = 0;
     for (let i = 0; i < entries.length; i++) {
       const record = entries[i]!;
-      if (!this.#leaveBlock(shard, record, held[i] === 1) && this.#compact && isLive(record.status)) {
+      if (!this.#leaveBlock(shard, record, held?.[i] === 1) && this.#compact && isLive(record.status)) {
         const lean = leanRecord(record, shard.vectors);
         if (lean !== undefined) {
           entries[i] = lean;
@@ -510,6 +562,7 @@ export class EntryState {
     const record = this.#byId.get(id);
     if (record === undefined) return;
     const shard = this.#ensureBuilt(this.#shards.get(record.userId)!);
+    this.#addDeferred(shard);
     this.#unindex(shard, record);
     const i = indexBySeq(shard.entries, record.seq);
     if (i >= 0) shard.entries.splice(i, 1);
@@ -519,9 +572,13 @@ export class EntryState {
     if (shard.entries.length === 0) this.#shards.delete(record.userId);
   }
 
+  /** The user's shard, built and with every vector in its index, for a change. */
   #shardFor(userId: string): UserShard {
     const shard = this.#shards.get(userId);
-    return shard === undefined ? this.#newShard(userId) : this.#ensureBuilt(shard);
+    if (shard === undefined) return this.#newShard(userId);
+    const built = this.#ensureBuilt(shard);
+    this.#addDeferred(built);
+    return built;
   }
 
   #newShard(userId: string): UserShard {
@@ -550,9 +607,8 @@ export class EntryState {
    * `tile`: part of building a whole shard, where every text comes once (the tokenizer's memo of
    * recent texts is skipped) and vectors go to the index a tile at a time.
    */
-  #index(shard: UserShard, record: EntryRecord, tile?: VectorTile): boolean {
-    if (!isLive(record.status)) return false;
-    let held = false;
+  #index(shard: UserShard, record: EntryRecord, tile?: VectorTile, deferTo?: BlockVectors[]): void {
+    if (!isLive(record.status)) return;
     const bulk = tile !== undefined;
     // Read with the record from a format-6 snapshot (persistence/text-forms.ts): its tokens, counted, and its dedup form.
     const forms = bulk ? takeTextForms(record) : undefined;
@@ -560,14 +616,11 @@ export class EntryState {
     else shard.keywords.add(record.seq, bulk ? tokenizeOnce(record.content) : tokenize(record.content));
     if (this.#fits(record)) {
       if (bulk) {
-        // A vector still in its section's block goes to the index as its stored pairs when it is unit length as stored
-        // (the index then holds it bit for bit); otherwise it is read into a scratch row: no array per record.
+        // A vector still in its section's block is read there by the index until #addDeferred adds it.
         const block = blockOf(record);
-        if (block !== undefined && tile.addFrom(block, record.seq)) held = true;
-        else {
-          const fromBlock = block !== undefined && block.copyInto(record.seq, this.#scratch);
-          held = tile.add(record.seq, fromBlock ? this.#scratch : record.embedding!) && fromBlock;
-        }
+        if (block !== undefined && deferTo !== undefined && block.defer(record.seq)) {
+          if (!deferTo.includes(block)) deferTo.push(block);
+        } else tile.add(record.seq, record.embedding!);
       } else {
         // The index keeps a copy of its own: normalise in a scratch vector rather than a new one per entry.
         this.#unit.set(record.embedding!);
@@ -581,7 +634,6 @@ export class EntryState {
       if (slot === undefined) shard.keys.set(record.key, [record.seq]);
       else slot.push(record.seq);
     }
-    return held;
   }
 
   #unindex(shard: UserShard, record: EntryRecord): void {

@@ -116,6 +116,19 @@ describe("records read from a format-6 section", () => {
         const a = viaBlock.shard("ann")!;
         const b = plain.shard("ann")!;
         expect(viaBlock.loadedCounts()).toEqual(plain.loadedCounts());
+        // Built with the block's vectors read where they are (added on the first change): the same searches and scores.
+        const early = unit(Float32Array.from({ length: DIM }, (_, i) => (i % 5) - 2));
+        expect(a.vectors.deferring).toBe(true);
+        expect(a.vectors.search(early, 100)).toEqual(b.vectors.search(early, 100));
+        for (const original of source) expect(a.vectors.score(original.seq, early)).toBe(b.vectors.score(original.seq, early));
+        // The same change and undo on both (an undo puts the entry back last in the dedup index's order).
+        for (const state of [viaBlock, plain]) {
+          const touch = new Change(state, "ann");
+          touch.put({ ...state.get("e1")!, status: "deleted" });
+          touch.undo();
+        }
+        expect(a.vectors.deferring).toBe(false);
+        expect(viaBlock.loadedCounts()).toEqual(plain.loadedCounts());
         for (const original of source) {
           const record = viaBlock.get(original.id)!;
           expect(blockOf(record)).toBeUndefined();

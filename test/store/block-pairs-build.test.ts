@@ -9,7 +9,7 @@ import { entryFromJson, entryJsonText } from "../../src/persistence/record-codec
 import { SectionBlocks, encodeBlocksLine } from "../../src/persistence/file/section-blocks.ts";
 import { Change, EntryState } from "../../src/state/entry-state.ts";
 import { VectorIndex } from "../../src/indexes/vector-index.ts";
-import { dot, normalize, sparseSelfDot, unitAsStored } from "../../src/embedding/vector-math.ts";
+import { dot, normalize, sparseSelfDot, storedSelfDot, unitAsStored } from "../../src/embedding/vector-math.ts";
 import { entryRecord } from "../helpers/entry-record.ts";
 import { seededRandom } from "../helpers/seeded-random.ts";
 
@@ -88,15 +88,19 @@ function sameAnswers(a: EntryState, b: EntryState, source: readonly EntryRecord[
   const x = a.shard("ann")!;
   const y = b.shard("ann")!;
   expect(x.vectors.size).toBe(y.vectors.size);
+  const queries = Array.from({ length: 6 }, (_, q) =>
+    q % 2 === 0 ? sparseUnit(random, dim, 4) : normalize(Float32Array.from({ length: dim }, () => random() - 0.5)),
+  );
   for (const original of source) {
     const record = a.get(original.id);
     expect(record === undefined).toBe(b.get(original.id) === undefined);
     if (record === undefined) continue;
     expect(bits(record.embedding)).toEqual(bits(b.get(original.id)!.embedding));
-    expect(bits(x.vectors.vector(original.seq))).toEqual(bits(y.vectors.vector(original.seq)));
+    // Deferred vectors are scored where they are stored: to the bit what the index gives once it holds them.
+    for (const query of queries) expect(x.vectors.score(original.seq, query)).toBe(y.vectors.score(original.seq, query));
+    if (!x.vectors.deferring) expect(bits(x.vectors.vector(original.seq))).toEqual(bits(y.vectors.vector(original.seq)));
   }
-  for (let q = 0; q < 6; q++) {
-    const query = q % 2 === 0 ? sparseUnit(random, dim, 4) : normalize(Float32Array.from({ length: dim }, () => random() - 0.5));
+  for (const query of queries) {
     const ma = { count: 0, sum: 0, sumSquares: 0 };
     const mb = { count: 0, sum: 0, sumSquares: 0 };
     expect(x.vectors.search(query, 50, ma)).toEqual(y.vectors.search(query, 50, mb));
@@ -112,19 +116,22 @@ describe("a user built from a section's block pairs", () => {
   ] as const) {
     it(`answers as records holding their own vectors, before and after changes (seed ${seed}, ${count} entries, dim ${dim})`, () => {
       const source = entries(seed, count, dim);
+      const viaBlock = loaded(dim, decodeWithBlock(source));
+      const plain = loaded(dim, decodePlain(source));
+      const random = seededRandom(seed + 50);
+      // Built, with the block's vectors read where they are: the same answers.
+      expect(viaBlock.shard("ann")!.vectors.deferring).toBe(true);
+      sameAnswers(viaBlock, plain, source, dim, random);
+      // A few more reads add them to the index, by the fast path, in batches large enough to make whole blocks.
       const spy = vi.spyOn(VectorIndex.prototype, "addSparseRows");
-      let viaBlock: EntryState;
       try {
-        viaBlock = loaded(dim, decodeWithBlock(source));
-        viaBlock.shard("ann");
-        // The fast path was taken, in batches large enough to make whole blocks.
+        for (let reads = 0; reads < 10 && viaBlock.shard("ann")!.vectors.deferring; reads++);
+        expect(viaBlock.shard("ann")!.vectors.deferring).toBe(false);
         expect(spy).toHaveBeenCalled();
         expect(Math.max(...spy.mock.calls.map((call) => call[1]))).toBeGreaterThan(512);
       } finally {
         spy.mockRestore();
       }
-      const plain = loaded(dim, decodePlain(source));
-      const random = seededRandom(seed + 50);
       sameAnswers(viaBlock, plain, source, dim, random);
       // Forget most live entries (blocks dissolve back into rows), then add new ones: still the same answers.
       for (const state of [viaBlock, plain]) {
@@ -151,7 +158,31 @@ describe("a user built from a section's block pairs", () => {
   }
 });
 
-describe("unitAsStored and sparseSelfDot", () => {
+describe("a user whose first change meets its vectors still in the block", () => {
+  it("adds them before the change, and answers as records holding their own vectors (forget, undo, new entries)", () => {
+    const dim = 16;
+    const source = entries(11, 1400, dim);
+    const viaBlock = loaded(dim, decodeWithBlock(source));
+    const plain = loaded(dim, decodePlain(source));
+    const random = seededRandom(61);
+    expect(viaBlock.shard("ann")!.vectors.deferring).toBe(true);
+    for (const state of [viaBlock, plain]) {
+      const change = new Change(state, "ann");
+      const record = state.get("e5")!;
+      change.put({ ...record, status: "deleted" });
+      if (state === viaBlock) expect(state.shard("ann")!.vectors.deferring).toBe(false);
+      change.undo();
+    }
+    sameAnswers(viaBlock, plain, source, dim, random);
+    // Unloading a user whose vectors are deferred, then loading it again, answers the same too.
+    const again = loaded(dim, decodeWithBlock(source));
+    again.shard("ann");
+    again.unloadUser("ann");
+    expect(again.isLoaded("ann")).toBe(false);
+  });
+});
+
+describe("unitAsStored, sparseSelfDot and storedSelfDot", () => {
   it("say true exactly when normalize leaves a well-formed sparse vector as it is, and dot's sum to the bit (seeded vectors of every kind)", () => {
     const random = seededRandom(99);
     let unitSeen = 0;
@@ -179,6 +210,9 @@ describe("unitAsStored and sparseSelfDot", () => {
       const x = new Float32Array([0.5, 0.25, ...values]);
       expect(unitAsStored(c, 1, x, 2, components.length, dim)).toBe(expected);
       if (!values.some((y) => y === 0)) expect(sparseSelfDot(c, 1, x, 2, components.length, dim)).toBe(dot(v, v));
+      // Stored pairs may hold −0; a dense vector is stored whole.
+      expect(storedSelfDot(c, 1, x, 2, components.length, dim)).toBe(dot(v, v));
+      expect(storedSelfDot(null, 0, Float32Array.from([9, ...v]), 1, dim, dim)).toBe(dot(v, v));
       if (expected) unitSeen++;
     }
     expect(unitSeen).toBeGreaterThan(1000);

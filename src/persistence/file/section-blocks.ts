@@ -4,8 +4,8 @@ import type { EntryRecord, EntryStatus } from "../../types.ts";
 import { normalizeForDedupOnce, tokenizeOnce } from "../../text/tokenizer.ts";
 import { base64ToBytes, bytesToBase64, zeroVector } from "../base64.ts";
 import type { VectorSource } from "../record-codec.ts";
-import { blockHome, type BlockVectors, type SparsePairSink } from "../homed-record.ts";
-import { unitAsStored } from "../../embedding/vector-math.ts";
+import { blockHome, type BlockVectors, type ScoreOffer, type SparsePairSink } from "../homed-record.ts";
+import { storedSelfDot, unitAsStored } from "../../embedding/vector-math.ts";
 import { attachTextForms, textFormsId, textFormsOf, type TextForms } from "../text-forms.ts";
 
 /** How a block line starts (an entry line starts with `{"id":`). */
@@ -399,6 +399,10 @@ class SectionVectors implements BlockVectors {
   #formStart: Int32Array | null = null;
   #formEnd: Int32Array | null = null;
   #formDedup: (string | 0 | undefined)[] | null = null;
+  /** Per vector, 1 when a user's index reads it here ({@link defer}); and the norms its reads computed (−1: not yet). */
+  #marks: Uint8Array | null = null;
+  #marked = 0;
+  #norms: Float64Array | null = null;
 
   constructor(
     dim: number,
@@ -506,6 +510,87 @@ class SectionVectors implements BlockVectors {
     const stored = this.#stored[i]!;
     if (indexAt < 0 || !unitAsStored(this.#indices, indexAt, this.#values, valueAt, stored, this.dim)) return false;
     return sink.addSparse(seq, this.#indices, indexAt, this.#values, valueAt, stored);
+  }
+
+  defer(seq: number): boolean {
+    const i = this.#find(seq);
+    if (i < 0) return false;
+    const marks = (this.#marks ??= new Uint8Array(this.#length));
+    if (marks[i] === 0) {
+      marks[i] = 1;
+      this.#marked++;
+    }
+    return true;
+  }
+
+  get deferred(): number {
+    return this.#marked;
+  }
+
+  undefer(): void {
+    this.#marks = null;
+    this.#marked = 0;
+    this.#norms = null;
+  }
+
+  scanDeferred(query: Float64Array, sink: ScoreOffer): void {
+    const marks = this.#marks;
+    if (marks === null) return;
+    const seqs = this.#seqs;
+    for (let i = 0, n = this.#length; i < n; i++) {
+      if (marks[i] === 0) continue;
+      const score = this.#score(i, query);
+      if (score > 0) sink.offer(seqs[i]!, score);
+    }
+  }
+
+  scoreDeferred(seq: number, query: Float64Array): number | undefined {
+    const i = this.#find(seq);
+    return i < 0 || this.#marks === null || this.#marks[i] === 0 ? undefined : this.#score(i, query);
+  }
+
+  /**
+   * The score of vector `i` against `query` as the vector index gives it once it holds the vector: each stored value
+   * v made `fround(v / norm)` as `normalize` makes it (v itself for a zero norm), and the products summed in `dotAt`'s
+   * order (component c into sum c mod 4, the tail past the last multiple of 4 into the first, each in ascending order,
+   * combined as s0 + s1 + (s2 + s3)). The components left out (zero here, or zero in the query) add ±0, which changes
+   * no sum starting at +0: so the index's layouts, which leave out one or the other, give this to the bit.
+   */
+  #score(i: number, query: Float64Array): number {
+    const norm = this.#norm(i);
+    if (norm === 0) return 0;
+    const values = this.#values;
+    const indices = this.#indices;
+    const from = this.#valueAt[i]!;
+    const stored = this.#stored[i]!;
+    const indexAt = this.#indexAt[i]!;
+    const end4 = this.dim - (this.dim % 4);
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
+    for (let k = 0; k < stored; k++) {
+      const c = indexAt < 0 ? k : indices[indexAt + k]!;
+      const term = Math.fround(values[from + k]! / norm) * query[c]!;
+      const lane = c < end4 ? c & 3 : 0;
+      if (lane === 0) s0 += term;
+      else if (lane === 1) s1 += term;
+      else if (lane === 2) s2 += term;
+      else s3 += term;
+    }
+    return s0 + s1 + (s2 + s3);
+  }
+
+  /** The norm `normalize` divides vector `i` by (`Math.sqrt(dot(v, v))`), computed once per vector marked. */
+  #norm(i: number): number {
+    const norms = (this.#norms ??= new Float64Array(this.#length).fill(-1));
+    const known = norms[i]!;
+    if (known >= 0) return known;
+    const indexAt = this.#indexAt[i]!;
+    const squares = storedSelfDot(indexAt < 0 ? null : this.#indices, indexAt, this.#values, this.#valueAt[i]!, this.#stored[i]!, this.dim);
+    const norm = Math.sqrt(squares);
+    norms[i] = norm;
+    return norm;
   }
 
   vector(seq: number): Float32Array | undefined {
