@@ -1,6 +1,7 @@
 // Where a BM25 index keeps its postings and documents: typed arrays and pools, with no object per document or posting.
 
 import { TfCodes } from "./tf-codes.ts";
+import { DocSlots } from "./doc-slots.ts";
 
 /** A term's codes are dropped when it falls below 1 / CODES_DROP of the documents, so they never cost more than 8 bytes per posting (+50 % while growing). */
 export const CODES_DROP = 32;
@@ -20,7 +21,8 @@ const COMPACT_FLOOR = 1024;
  *   grow; a full list moves to the end of the pool with twice the room, and the pool is compacted when
  *   less than half of what it hands out holds postings (runs left behind, room freed by removes);
  * - a document is a slot `0..size-1`, with its doc number, length and search stamp in arrays by slot,
- *   and its terms in `docPool` as (term, position in that term's list) pairs, a run per document.
+ *   and its terms in `docPool` as (term, position in that term's list) pairs, a run per document; a
+ *   hash table in typed arrays finds a document's slot (doc-slots.ts).
  *
  * A document is staged when added: its terms and counts go to `docPool` and its length is known, but
  * its postings are written by {@link flush}, in bulk, for every staged document at once (two passes:
@@ -83,7 +85,7 @@ export class Bm25Layout {
   /** The first staged slot (`size` when none is). */
   #firstStaged = 0;
   /** Document number → slot. */
-  readonly slotOf: Map<number, number> = new Map();
+  readonly slotOf: DocSlots = new DocSlots();
   totalLength: number = 0;
 
   /** The number of term `name`, made (with an empty list) if new. */
@@ -168,6 +170,41 @@ export class Bm25Layout {
     this.#staged[t] = staged + 1;
   }
 
+  /**
+   * Stages document `doc` (new to the index) in the next slot at once, as {@link open}, a {@link count}
+   * of each (term `ts[i]`, `tfs[i]`) for `i < pairs`, then {@link close} with `length` would; returns
+   * the slot. The bulk load's way (Bm25Index.addCounted): one call per document rather than per term.
+   */
+  stage(doc: number, ts: Int32Array, tfs: Int32Array, pairs: number, length: number): number {
+    const slot = this.open(doc);
+    let used = this.#docUsed;
+    if (2 * (used + pairs) > this.docPool.length) this.docPool = grownInt32(this.docPool, Math.max(256, 2 * (used + pairs) + this.docPool.length));
+    const docPool = this.docPool;
+    const mark = this.#mark;
+    const staged = this.#staged;
+    const first = used;
+    for (let i = 0; i < pairs; i++) {
+      const t = ts[i] as number;
+      const tf = tfs[i] as number;
+      const at = mark[t] as number;
+      // As in count: the mark names this document's entry for t only if it falls in its run and holds t.
+      if (at >= first && at < used && docPool[2 * at] === t) {
+        docPool[2 * at + 1] = (docPool[2 * at + 1] as number) + tf;
+        continue;
+      }
+      docPool[2 * used] = t;
+      docPool[2 * used + 1] = tf;
+      mark[t] = used++;
+      const before = staged[t] as number;
+      if (before === 0) this.#stagedTerms.push(t);
+      staged[t] = before + 1;
+    }
+    this.#docUsed = used;
+    this.docTerms[slot] = used - first;
+    this.close(slot, length);
+    return slot;
+  }
+
   /** Ends staging the document in `slot`, of `length` tokens (stop words left out). */
   close(slot: number, length: number): void {
     this.info[2 * slot] = 0;
@@ -194,10 +231,14 @@ export class Bm25Layout {
     // by the flush, doubling for one growing a posting at a time.
     let extra = 0;
     let added = 0;
+    // Whether a list touched has codes to keep current (a build's have none: they are made by searches).
+    let coded = false;
+    const codes = this.codes;
     for (const t of terms) {
       const need = (df[t] as number) + (staged[t] as number);
       added += staged[t] as number;
       if (need > (room[t] as number)) extra += Math.max(need, 2 * (room[t] as number));
+      if (codes[t] !== null) coded = true;
     }
     this.#poolLive += added;
     if (extra > 0) {
@@ -218,7 +259,7 @@ export class Bm25Layout {
             // The list's run ends the pool: it grows where it is.
             this.#poolUsed += grown - have;
           } else {
-            pool.copyWithin(2 * this.#poolUsed, 2 * at, 2 * (at + (df[t] as number)));
+            if ((df[t] as number) > 0) pool.copyWithin(2 * this.#poolUsed, 2 * at, 2 * (at + (df[t] as number)));
             start[t] = this.#poolUsed;
             this.#poolUsed += grown;
           }
@@ -232,7 +273,6 @@ export class Bm25Layout {
     const info = this.info;
     const maxTf = this.maxTf;
     const minRatio = this.minRatio;
-    const codes = this.codes;
     for (let slot = from; slot < n; slot++) {
       const length = info[2 * slot + 1] as number;
       const first = this.docStart[slot] as number;
@@ -249,13 +289,13 @@ export class Bm25Layout {
         if (tf > (maxTf[t] as number)) maxTf[t] = tf;
         const ratio = length / tf;
         if (ratio < (minRatio[t] as number)) minRatio[t] = ratio;
-        codes[t]?.set(slot, tf);
+        if (coded) codes[t]?.set(slot, tf);
       }
     }
     for (const t of terms) {
       staged[t] = 0;
       // Dropped rather than kept: the term has become too rare for the codes to pay.
-      if (codes[t] !== null && (df[t] as number) * CODES_DROP < n) codes[t] = null;
+      if (coded && codes[t] !== null && (df[t] as number) * CODES_DROP < n) codes[t] = null;
     }
     terms.length = 0;
     this.#firstStaged = n;
@@ -431,6 +471,7 @@ export class Bm25Layout {
       this.docTerms.byteLength +
       7 * this.start.byteLength +
       this.minRatio.byteLength +
+      this.slotOf.byteLength +
       codes
     );
   }
