@@ -158,7 +158,9 @@ export class Bm25Index {
    * each occurring `tfs[i]` times, for `i` in `start..end`, in first-occurrence order. The index ends as
    * {@link add} of the tokens would leave it. For a bulk load (a user read from a format-6 snapshot, whose
    * sections keep each entry's token counts against a term list they share); `doc` must be new here.
-   * Nothing of the arrays is kept. The postings of documents added this way (or by add) are written
+   * Nothing of the arrays is kept, but the index remembers which of its terms each text of `terms` is
+   * until its next search or remove: until then, a list given again may grow but must keep the texts it
+   * had (a section's list never changes). The postings of documents added this way (or by add) are written
    * together, in one pass per list, when the index is next searched or removed from (Bm25Layout.flush).
    */
   addCounted(doc: number, terms: readonly string[], ids: ArrayLike<number>, tfs: ArrayLike<number>, start: number, end: number): void {
