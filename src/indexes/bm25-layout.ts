@@ -1,7 +1,6 @@
 // Where a BM25 index keeps its postings and documents: typed arrays and pools, with no object per document or posting.
 
 import { TfCodes } from "./tf-codes.ts";
-import { DocSlots } from "./doc-slots.ts";
 
 /** A term's codes are dropped when it falls below 1 / CODES_DROP of the documents, so they never cost more than 8 bytes per posting (+50 % while growing). */
 export const CODES_DROP = 32;
@@ -21,8 +20,7 @@ const COMPACT_FLOOR = 1024;
  *   grow; a full list moves to the end of the pool with twice the room, and the pool is compacted when
  *   less than half of what it hands out holds postings (runs left behind, room freed by removes);
  * - a document is a slot `0..size-1`, with its doc number, length and search stamp in arrays by slot,
- *   and its terms in `docPool` as (term, position in that term's list) pairs, a run per document; a
- *   hash table in typed arrays finds a document's slot (doc-slots.ts).
+ *   and its terms in `docPool` as (term, position in that term's list) pairs, a run per document.
  *
  * A document is staged when added: its terms and counts go to `docPool` and its length is known, but
  * its postings are written by {@link flush}, in bulk, for every staged document at once (two passes:
@@ -85,7 +83,7 @@ export class Bm25Layout {
   /** The first staged slot (`size` when none is). */
   #firstStaged = 0;
   /** Document number → slot. */
-  readonly slotOf: DocSlots = new DocSlots();
+  readonly slotOf: Map<number, number> = new Map();
   totalLength: number = 0;
 
   /** The number of term `name`, made (with an empty list) if new. */
@@ -471,7 +469,6 @@ export class Bm25Layout {
       this.docTerms.byteLength +
       7 * this.start.byteLength +
       this.minRatio.byteLength +
-      this.slotOf.byteLength +
       codes
     );
   }
