@@ -123,14 +123,14 @@ export class Bm25Index {
 
   /** True when `doc` is indexed. */
   has(doc: number): boolean {
-    return this.#layout.slotOf.has(doc);
+    return doc <= this.#maxDoc && this.#layout.slotOf(doc) !== undefined;
   }
 
   /** Indexes `doc` with its tokens (repeats count). `doc` must be new to this index. */
   add(doc: number, tokens: readonly string[]): void {
     checkDoc("Bm25Index.add", doc);
     const layout = this.#layout;
-    if (layout.slotOf.has(doc)) {
+    if (this.has(doc)) {
       throw invalidArgument(`Bm25Index.add: doc ${doc} is already indexed; remove it first to re-index it.`);
     }
     if (!Array.isArray(tokens)) {
@@ -167,7 +167,7 @@ export class Bm25Index {
     checkDoc("Bm25Index.addCounted", doc);
     const layout = this.#layout;
     // Docs above every one added so far need no look-up (a build adds a user's entries in seq order).
-    if (doc <= this.#maxDoc && layout.slotOf.has(doc)) {
+    if (this.has(doc)) {
       throw invalidArgument(`Bm25Index.addCounted: doc ${doc} is already indexed; remove it first to re-index it.`);
     }
     if (!(Number.isSafeInteger(start) && Number.isSafeInteger(end) && 0 <= start && start <= end && end <= ids.length && end <= tfs.length)) {
@@ -228,7 +228,7 @@ export class Bm25Index {
   /** Removes `doc`; false when it was not there. Cost grows with the document's distinct terms, not the index. */
   remove(doc: number): boolean {
     const layout = this.#layout;
-    const slot = layout.slotOf.get(doc);
+    const slot = doc <= this.#maxDoc ? layout.slotOf(doc) : undefined;
     if (slot === undefined) return false;
     layout.flush();
     const length = layout.info[2 * slot + 1] as number;
@@ -236,7 +236,6 @@ export class Bm25Index {
     this.#memoTerms = null;
     this.#memo = EMPTY_MEMO;
     layout.remove(slot);
-    layout.slotOf.delete(doc);
     layout.totalLength -= length;
     return true;
   }

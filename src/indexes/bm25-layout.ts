@@ -82,9 +82,28 @@ export class Bm25Layout {
   #docDead = 0;
   /** The first staged slot (`size` when none is). */
   #firstStaged = 0;
-  /** Document number → slot. */
-  readonly slotOf: Map<number, number> = new Map();
+  /**
+   * Document number → slot, for the slots below #mapped. The others (a build's 100,000 documents, and the
+   * adds since the last look-up) are entered when a look-up needs them: a search does not, so a user
+   * built to answer recalls and take new memories never makes the map's ~10-25 ms of entries, nor holds
+   * them, until a remove or a check of a doc that may be held.
+   */
+  readonly #slotOf = new Map<number, number>();
+  #mapped = 0;
   totalLength: number = 0;
+
+  /** The slot of document `doc`, or undefined when it is not held. */
+  slotOf(doc: number): number | undefined {
+    if (this.#mapped < this.size) this.#mapAll();
+    return this.#slotOf.get(doc);
+  }
+
+  #mapAll(): void {
+    const slotOf = this.#slotOf;
+    const docOf = this.docOf;
+    for (let slot = this.#mapped; slot < this.size; slot++) slotOf.set(docOf[slot] as number, slot);
+    this.#mapped = this.size;
+  }
 
   /** The number of term `name`, made (with an empty list) if new. */
   term(name: string): number {
@@ -207,7 +226,6 @@ export class Bm25Layout {
   close(slot: number, length: number): void {
     this.info[2 * slot] = 0;
     this.info[2 * slot + 1] = length;
-    this.slotOf.set(this.docOf[slot] as number, slot);
     this.totalLength += length;
     this.size = slot + 1;
   }
@@ -346,11 +364,13 @@ export class Bm25Layout {
   }
 
   /**
-   * Removes the document in `slot` (nothing staged): each of its postings is replaced by its list's
+   * Removes the document in `slot` (nothing staged), and its number: each of its postings is replaced by its list's
    * last one, and the index's last document moves into the slot. Cost grows with the document's
    * distinct terms and the moved one's, not the index.
    */
   remove(slot: number): void {
+    if (this.#mapped < this.size) this.#mapAll();
+    this.#slotOf.delete(this.docOf[slot] as number);
     const pool = this.pool;
     const docPool = this.docPool;
     const start = this.start;
@@ -403,12 +423,13 @@ export class Bm25Layout {
       this.docStart[slot] = movedFirst;
       this.docTerms[slot] = movedEnd - movedFirst;
       info[2 * slot + 1] = info[2 * lastSlot + 1] as number;
-      this.slotOf.set(movedDoc, slot);
+      this.#slotOf.set(movedDoc, slot);
     }
     info[2 * slot] = 0;
     info[2 * lastSlot] = 0;
     info[2 * lastSlot + 1] = 0;
     this.size = lastSlot;
+    this.#mapped = lastSlot;
     this.#firstStaged = lastSlot;
     if (2 * this.#docDead > this.#docUsed && this.#docUsed >= COMPACT_FLOOR) this.#compactDocs();
     // Runs given up by lists that moved or died, and room left by removes: compact once they pass the postings.
