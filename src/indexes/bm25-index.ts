@@ -70,14 +70,18 @@ export class Bm25Index {
    */
   #base = 1;
   /**
-   * addCounted's memo of the term list it was last given: by term id there, the layout's term + 1, or
-   * −1 − i for a stop word that is #stopSeen[i], or 0 when not looked up yet. An entry is used only when
-   * the term it names still has the very text the list gives (a caller may change its list, and the
-   * index reuses the numbers of terms it dropped), so it saves the map look-up of a text per token.
+   * addCounted's memo of the term list it was last given: by term id there, the layout's term + 1, −1
+   * for a stop word, or 0 when not looked up yet; it saves the map look-up of a text per token. It holds
+   * while no term number is freed and reused (a remove drops it, as does a search, which ends a build),
+   * and while the list keeps the texts it had (addCounted asks that of its caller).
    */
   #memoTerms: readonly string[] | null = null;
   #memo = new Int32Array(0);
-  #stopSeen: string[] = [];
+  /** At least every doc ever added (removes leave it): a larger doc cannot be indexed already. */
+  #maxDoc = -1;
+  /** addCounted's scratch: the document's (term, tf) pairs for the layout. */
+  #pairTerms = new Int32Array(0);
+  #pairTfs = new Int32Array(0);
   /** The current search's touched documents, by the order it met them */
   #touched = new TouchedDocs();
   /** #scorePruned's k best partial scores, kept to reuse its arrays (as are the ones below) */
@@ -119,14 +123,14 @@ export class Bm25Index {
 
   /** True when `doc` is indexed. */
   has(doc: number): boolean {
-    return this.#layout.slotOf.has(doc);
+    return doc <= this.#maxDoc && this.#layout.slotOf(doc) !== undefined;
   }
 
   /** Indexes `doc` with its tokens (repeats count). `doc` must be new to this index. */
   add(doc: number, tokens: readonly string[]): void {
     checkDoc("Bm25Index.add", doc);
     const layout = this.#layout;
-    if (layout.slotOf.has(doc)) {
+    if (this.has(doc)) {
       throw invalidArgument(`Bm25Index.add: doc ${doc} is already indexed; remove it first to re-index it.`);
     }
     if (!Array.isArray(tokens)) {
@@ -139,6 +143,7 @@ export class Bm25Index {
       throw invalidArgument(`Bm25Index.add: doc ${doc} has ${tokens.length} tokens, more than the ${MAX_LENGTH} an index holds per document.`);
     // Terms keep their first-occurrence order; a repeat raises the tf of the term's pair.
     const slot = layout.open(doc);
+    if (doc > this.#maxDoc) this.#maxDoc = doc;
     let length = 0;
     for (const token of tokens) {
       if (this.#stopWords.has(token)) continue;
@@ -153,33 +158,24 @@ export class Bm25Index {
    * each occurring `tfs[i]` times, for `i` in `start..end`, in first-occurrence order. The index ends as
    * {@link add} of the tokens would leave it. For a bulk load (a user read from a format-6 snapshot, whose
    * sections keep each entry's token counts against a term list they share); `doc` must be new here.
-   * Nothing of the arrays is kept. The postings of documents added this way (or by add) are written
+   * Nothing of the arrays is kept, but the index remembers which of its terms each text of `terms` is
+   * until its next search or remove: until then, a list given again may grow but must keep the texts it
+   * had (a section's list never changes). The postings of documents added this way (or by add) are written
    * together, in one pass per list, when the index is next searched or removed from (Bm25Layout.flush).
    */
   addCounted(doc: number, terms: readonly string[], ids: ArrayLike<number>, tfs: ArrayLike<number>, start: number, end: number): void {
     checkDoc("Bm25Index.addCounted", doc);
     const layout = this.#layout;
-    if (layout.slotOf.has(doc)) {
+    // Docs above every one added so far need no look-up (a build adds a user's entries in seq order).
+    if (this.has(doc)) {
       throw invalidArgument(`Bm25Index.addCounted: doc ${doc} is already indexed; remove it first to re-index it.`);
     }
     if (!(Number.isSafeInteger(start) && Number.isSafeInteger(end) && 0 <= start && start <= end && end <= ids.length && end <= tfs.length)) {
       throw invalidArgument(`Bm25Index.addCounted: start..end (${start}..${end}) of doc ${doc} is not a range of its ids and tfs.`);
     }
-    let tokens = 0;
-    for (let i = start; i < end; i++) {
-      const term = terms[ids[i] as number];
-      const tf = tfs[i] as number;
-      if (typeof term !== "string" || !(Number.isSafeInteger(tf) && tf >= 1)) {
-        throw invalidArgument(`Bm25Index.addCounted: token ${i - start} of doc ${doc} is not a term with a count ≥ 1.`);
-      }
-      tokens += tf;
-    }
-    if (tokens > MAX_LENGTH)
-      throw invalidArgument(`Bm25Index.addCounted: doc ${doc} counts ${tokens} tokens, more than the ${MAX_LENGTH} an index holds per document.`);
     if (this.#memoTerms !== terms) {
       this.#memoTerms = terms;
       this.#memo = new Int32Array(terms.length);
-      this.#stopSeen = [];
       // A new term list: most likely a section's, whose remaining pairs are this document's and the next ones'.
       layout.reserve(terms.length, Math.min(ids.length, tfs.length) - start);
     } else if (this.#memo.length < terms.length) {
@@ -189,43 +185,57 @@ export class Bm25Index {
       this.#memo = memo;
     }
     const memo = this.#memo;
-    const stopSeen = this.#stopSeen;
-    const slot = layout.open(doc);
+    // Checked whole before anything changes. A term id the memo knows names a string (its list only grows).
+    let tokens = 0;
+    for (let i = start; i < end; i++) {
+      const id = ids[i] as number;
+      const tf = tfs[i] as number;
+      if ((memo[id] === 0 && typeof terms[id] !== "string") || memo[id] === undefined || !(Number.isSafeInteger(tf) && tf >= 1)) {
+        throw invalidArgument(`Bm25Index.addCounted: token ${i - start} of doc ${doc} is not a term with a count ≥ 1.`);
+      }
+      tokens += tf;
+    }
+    if (tokens > MAX_LENGTH)
+      throw invalidArgument(`Bm25Index.addCounted: doc ${doc} counts ${tokens} tokens, more than the ${MAX_LENGTH} an index holds per document.`);
+    // The document's terms and counts, stop words left out, then staged in one call.
+    if (this.#pairTerms.length < end - start) {
+      this.#pairTerms = new Int32Array(Math.max(64, 2 * (end - start)));
+      this.#pairTfs = new Int32Array(this.#pairTerms.length);
+    }
+    const pairTerms = this.#pairTerms;
+    const pairTfs = this.#pairTfs;
+    let pairs = 0;
     let length = 0;
     for (let i = start; i < end; i++) {
       const id = ids[i] as number;
-      const term = terms[id] as string;
-      const known = memo[id] as number;
-      let t: number;
-      if (known > 0 && layout.names[known - 1] === term) {
-        t = known - 1;
-      } else if (known < 0 && stopSeen[-1 - known] === term) {
-        continue;
-      } else if (this.#stopWords.has(term)) {
-        stopSeen.push(term);
-        memo[id] = -stopSeen.length;
-        continue;
-      } else {
-        t = layout.term(term);
-        memo[id] = t + 1;
+      let known = memo[id] as number;
+      if (known === 0) {
+        const term = terms[id] as string;
+        known = this.#stopWords.has(term) ? -1 : layout.term(term) + 1;
+        memo[id] = known;
       }
+      if (known < 0) continue;
       const tf = tfs[i] as number;
       length += tf;
-      // The same term twice in the counts: as add would, one posting with the tfs summed.
-      layout.count(slot, t, tf);
+      pairTerms[pairs] = known - 1;
+      // The same term twice in the counts: as add would, one posting with the tfs summed (the layout sums them).
+      pairTfs[pairs++] = tf;
     }
-    layout.close(slot, length);
+    layout.stage(doc, pairTerms, pairTfs, pairs, length);
+    if (doc > this.#maxDoc) this.#maxDoc = doc;
   }
 
   /** Removes `doc`; false when it was not there. Cost grows with the document's distinct terms, not the index. */
   remove(doc: number): boolean {
     const layout = this.#layout;
-    const slot = layout.slotOf.get(doc);
+    const slot = doc <= this.#maxDoc ? layout.slotOf(doc) : undefined;
     if (slot === undefined) return false;
     layout.flush();
     const length = layout.info[2 * slot + 1] as number;
+    // Terms the document alone held are freed, and their numbers go to the next new terms: the memo would name them.
+    this.#memoTerms = null;
+    this.#memo = EMPTY_MEMO;
     layout.remove(slot);
-    layout.slotOf.delete(doc);
     layout.totalLength -= length;
     return true;
   }
@@ -246,7 +256,6 @@ export class Bm25Index {
     // A build is over: let go of its term list.
     this.#memoTerms = null;
     this.#memo = EMPTY_MEMO;
-    this.#stopSeen = [];
     // The query's distinct indexed terms in first-occurrence order: a document's score adds its
     // terms' contributions in this order, whichever way the search walks the postings.
     const query: number[] = [];

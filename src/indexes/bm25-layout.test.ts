@@ -94,9 +94,14 @@ describe("Bm25Index in typed arrays (Bm25Layout)", () => {
         } else if (r < 0.75 && docs.size > 0) {
           const held = [...docs.keys()];
           const doc = held[pick(held.length)] as number;
+          // A held document is known (staged or written, before and after the map of slots is made); a removed one is not.
+          expect(index.has(doc)).toBe(true);
           expect(index.remove(doc)).toBe(true);
           docs.delete(doc);
           expect(index.has(doc)).toBe(false);
+          expect(index.remove(doc)).toBe(false);
+          const other = held[pick(held.length)] as number;
+          expect(index.has(other)).toBe(docs.has(other));
         } else if (r < 0.97) {
           expect(index.remove(next + 5)).toBe(false);
         } else {
@@ -157,12 +162,75 @@ describe("Bm25Index in typed arrays (Bm25Layout)", () => {
     layout.flush();
     const full = layout.byteLength;
     for (let doc = 0; doc < 3900; doc++) {
-      layout.remove(layout.slotOf.get(doc) as number);
-      layout.slotOf.delete(doc);
+      layout.remove(layout.slotOf(doc) as number);
     }
     expect(layout.size).toBe(100);
     // The per-slot and per-term arrays keep their size; the pools (most of the bytes) are compacted.
     expect(layout.pool.length + layout.docPool.length).toBeLessThan(8 * 100 * 8 * 2);
     expect(layout.byteLength).toBeLessThan(full / 2);
+  });
+
+  // Bounded by runs. Two layouts take the same documents, one by stage (a document per call, as addCounted
+  // feeds it) and one by open / count / close, with flushes and removes between, and must hold the same
+  // arrays: postings in the same order, the same docPool, stats and document numbers.
+  it("stages a document as open, count per pair and close would, to the same arrays", () => {
+    const random = seededRandom(2027);
+    const pick = (n: number): number => Math.floor(random() * n);
+    for (let run = 0; run < 30; run++) {
+      const byStage = new Bm25Layout();
+      const byCount = new Bm25Layout();
+      const vocabulary = 5 + pick(300);
+      const held: number[] = [];
+      let next = 0;
+      const ts = new Int32Array(64);
+      const tfs = new Int32Array(64);
+      for (let step = 0; step < 400; step++) {
+        const r = random();
+        if (r < 0.75) {
+          // Pairs may name a term twice (its counts are then summed), and terms are made as they come.
+          const pairs = pick(20);
+          let length = 0;
+          for (let i = 0; i < pairs; i++) {
+            const name = `t${pick(vocabulary)}`;
+            const t = byCount.term(name);
+            expect(byStage.term(name)).toBe(t);
+            ts[i] = t;
+            tfs[i] = 1 + pick(4);
+            length += tfs[i] as number;
+          }
+          const doc = next++;
+          const slot = byCount.open(doc);
+          for (let i = 0; i < pairs; i++) byCount.count(slot, ts[i] as number, tfs[i] as number);
+          byCount.close(slot, length);
+          expect(byStage.stage(doc, ts, tfs, pairs, length)).toBe(slot);
+          held.push(doc);
+        } else if (r < 0.9 && held.length > 0) {
+          const doc = held.splice(pick(held.length), 1)[0] as number;
+          for (const layout of [byStage, byCount]) {
+            layout.flush();
+            layout.remove(layout.slotOf(doc) as number);
+          }
+        } else {
+          byStage.flush();
+          byCount.flush();
+        }
+      }
+      byStage.flush();
+      byCount.flush();
+      const label = `run ${run}`;
+      expect(byStage.size, label).toBe(byCount.size);
+      expect(byStage.termCount, label).toBe(byCount.termCount);
+      expect(byStage.names, label).toEqual(byCount.names);
+      for (const key of ["pool", "docOf", "info", "docStart", "docTerms", "start", "df", "room", "maxTf", "minRatio"] as const) {
+        expect(byStage[key], `${label}: ${key}`).toEqual(byCount[key]);
+      }
+      // The docPools differ only in the room they grew to: stage makes room for a document's pairs at once.
+      const runs = (layout: Bm25Layout): Int32Array[] =>
+        Array.from({ length: layout.size }, (_, slot) =>
+          layout.docPool.slice(2 * (layout.docStart[slot] as number), 2 * ((layout.docStart[slot] as number) + (layout.docTerms[slot] as number))),
+        );
+      expect(runs(byStage), `${label}: docPool`).toEqual(runs(byCount));
+      for (const doc of held) expect(byStage.slotOf(doc), label).toBe(byCount.slotOf(doc));
+    }
   });
 });

@@ -82,9 +82,28 @@ export class Bm25Layout {
   #docDead = 0;
   /** The first staged slot (`size` when none is). */
   #firstStaged = 0;
-  /** Document number → slot. */
-  readonly slotOf: Map<number, number> = new Map();
+  /**
+   * Document number → slot, for the slots below #mapped. The others (a build's 100,000 documents, and the
+   * adds since the last look-up) are entered when a look-up needs them: a search does not, so a user
+   * built to answer recalls and take new memories never makes the map's ~10-25 ms of entries, nor holds
+   * them, until a remove or a check of a doc that may be held.
+   */
+  readonly #slotOf = new Map<number, number>();
+  #mapped = 0;
   totalLength: number = 0;
+
+  /** The slot of document `doc`, or undefined when it is not held. */
+  slotOf(doc: number): number | undefined {
+    if (this.#mapped < this.size) this.#mapAll();
+    return this.#slotOf.get(doc);
+  }
+
+  #mapAll(): void {
+    const slotOf = this.#slotOf;
+    const docOf = this.docOf;
+    for (let slot = this.#mapped; slot < this.size; slot++) slotOf.set(docOf[slot] as number, slot);
+    this.#mapped = this.size;
+  }
 
   /** The number of term `name`, made (with an empty list) if new. */
   term(name: string): number {
@@ -168,11 +187,45 @@ export class Bm25Layout {
     this.#staged[t] = staged + 1;
   }
 
+  /**
+   * Stages document `doc` (new to the index) in the next slot at once, as {@link open}, a {@link count}
+   * of each (term `ts[i]`, `tfs[i]`) for `i < pairs`, then {@link close} with `length` would; returns
+   * the slot. The bulk load's way (Bm25Index.addCounted): one call per document rather than per term.
+   */
+  stage(doc: number, ts: Int32Array, tfs: Int32Array, pairs: number, length: number): number {
+    const slot = this.open(doc);
+    let used = this.#docUsed;
+    if (2 * (used + pairs) > this.docPool.length) this.docPool = grownInt32(this.docPool, Math.max(256, 2 * (used + pairs) + this.docPool.length));
+    const docPool = this.docPool;
+    const mark = this.#mark;
+    const staged = this.#staged;
+    const first = used;
+    for (let i = 0; i < pairs; i++) {
+      const t = ts[i] as number;
+      const tf = tfs[i] as number;
+      const at = mark[t] as number;
+      // As in count: the mark names this document's entry for t only if it falls in its run and holds t.
+      if (at >= first && at < used && docPool[2 * at] === t) {
+        docPool[2 * at + 1] = (docPool[2 * at + 1] as number) + tf;
+        continue;
+      }
+      docPool[2 * used] = t;
+      docPool[2 * used + 1] = tf;
+      mark[t] = used++;
+      const before = staged[t] as number;
+      if (before === 0) this.#stagedTerms.push(t);
+      staged[t] = before + 1;
+    }
+    this.#docUsed = used;
+    this.docTerms[slot] = used - first;
+    this.close(slot, length);
+    return slot;
+  }
+
   /** Ends staging the document in `slot`, of `length` tokens (stop words left out). */
   close(slot: number, length: number): void {
     this.info[2 * slot] = 0;
     this.info[2 * slot + 1] = length;
-    this.slotOf.set(this.docOf[slot] as number, slot);
     this.totalLength += length;
     this.size = slot + 1;
   }
@@ -194,10 +247,14 @@ export class Bm25Layout {
     // by the flush, doubling for one growing a posting at a time.
     let extra = 0;
     let added = 0;
+    // Whether a list touched has codes to keep current (a build's have none: they are made by searches).
+    let coded = false;
+    const codes = this.codes;
     for (const t of terms) {
       const need = (df[t] as number) + (staged[t] as number);
       added += staged[t] as number;
       if (need > (room[t] as number)) extra += Math.max(need, 2 * (room[t] as number));
+      if (codes[t] !== null) coded = true;
     }
     this.#poolLive += added;
     if (extra > 0) {
@@ -218,7 +275,7 @@ export class Bm25Layout {
             // The list's run ends the pool: it grows where it is.
             this.#poolUsed += grown - have;
           } else {
-            pool.copyWithin(2 * this.#poolUsed, 2 * at, 2 * (at + (df[t] as number)));
+            if ((df[t] as number) > 0) pool.copyWithin(2 * this.#poolUsed, 2 * at, 2 * (at + (df[t] as number)));
             start[t] = this.#poolUsed;
             this.#poolUsed += grown;
           }
@@ -232,7 +289,6 @@ export class Bm25Layout {
     const info = this.info;
     const maxTf = this.maxTf;
     const minRatio = this.minRatio;
-    const codes = this.codes;
     for (let slot = from; slot < n; slot++) {
       const length = info[2 * slot + 1] as number;
       const first = this.docStart[slot] as number;
@@ -249,13 +305,13 @@ export class Bm25Layout {
         if (tf > (maxTf[t] as number)) maxTf[t] = tf;
         const ratio = length / tf;
         if (ratio < (minRatio[t] as number)) minRatio[t] = ratio;
-        codes[t]?.set(slot, tf);
+        if (coded) codes[t]?.set(slot, tf);
       }
     }
     for (const t of terms) {
       staged[t] = 0;
       // Dropped rather than kept: the term has become too rare for the codes to pay.
-      if (codes[t] !== null && (df[t] as number) * CODES_DROP < n) codes[t] = null;
+      if (coded && codes[t] !== null && (df[t] as number) * CODES_DROP < n) codes[t] = null;
     }
     terms.length = 0;
     this.#firstStaged = n;
@@ -308,11 +364,13 @@ export class Bm25Layout {
   }
 
   /**
-   * Removes the document in `slot` (nothing staged): each of its postings is replaced by its list's
+   * Removes the document in `slot` (nothing staged), and its number: each of its postings is replaced by its list's
    * last one, and the index's last document moves into the slot. Cost grows with the document's
    * distinct terms and the moved one's, not the index.
    */
   remove(slot: number): void {
+    if (this.#mapped < this.size) this.#mapAll();
+    this.#slotOf.delete(this.docOf[slot] as number);
     const pool = this.pool;
     const docPool = this.docPool;
     const start = this.start;
@@ -365,12 +423,13 @@ export class Bm25Layout {
       this.docStart[slot] = movedFirst;
       this.docTerms[slot] = movedEnd - movedFirst;
       info[2 * slot + 1] = info[2 * lastSlot + 1] as number;
-      this.slotOf.set(movedDoc, slot);
+      this.#slotOf.set(movedDoc, slot);
     }
     info[2 * slot] = 0;
     info[2 * lastSlot] = 0;
     info[2 * lastSlot + 1] = 0;
     this.size = lastSlot;
+    this.#mapped = lastSlot;
     this.#firstStaged = lastSlot;
     if (2 * this.#docDead > this.#docUsed && this.#docUsed >= COMPACT_FLOOR) this.#compactDocs();
     // Runs given up by lists that moved or died, and room left by removes: compact once they pass the postings.
