@@ -314,6 +314,16 @@ export class SectionBlocks implements VectorSource {
   }
 
   #varint(): number {
+    // Most numbers of a block take one byte (a term's count, a tf, a small term id).
+    const b = this.#bytes[this.#at];
+    if (b !== undefined && b < 0x80) {
+      this.#at++;
+      return b;
+    }
+    return this.#longVarint();
+  }
+
+  #longVarint(): number {
     const bytes = this.#bytes;
     let value = 0;
     for (let shift = 0; shift < 35; shift += 7) {
