@@ -55,7 +55,7 @@ describe("entryJsonText", () => {
       ),
       { minLength: 1, maxLength: 12 },
     );
-    const line = (lifecycle: unknown): unknown =>
+    const line = (lifecycle: unknown): { lifecycle: Record<string, unknown> } =>
       JSON.parse(
         `{"id":"e1","user_id":"u","content":"c","kind":"fact","status":"active","created_at":1,"updated_at":1,"superseded_by":null,"seq":1,"embedding":null,"metadata":{},"lifecycle":${JSON.stringify(lifecycle)}}`,
       );
@@ -69,7 +69,7 @@ describe("entryJsonText", () => {
     fc.assert(
       fc.property(lines, fc.nat({ max: 3 }), (lifecycles, runs) => {
         for (const lifecycle of lifecycles.flatMap((l) => Array.from({ length: runs + 1 }, () => l))) {
-          const o = line(lifecycle) as { lifecycle: Record<string, unknown> };
+          const o = line(lifecycle);
           expect(outcome(() => entryFromJson(o).lifecycle)).toEqual(outcome(() => lifecycleFromJson(line(lifecycle).lifecycle)));
           // A caller changing the object it had read changes nothing of the next read.
           for (const key of Object.keys(o.lifecycle)) o.lifecycle[key] = "changed";
