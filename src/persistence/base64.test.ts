@@ -1,7 +1,17 @@
 import { describe, it, expect } from "vitest";
 import fc from "fast-check";
 import { seededRandom } from "../../test/helpers/seeded-random.ts";
-import { base64ToBytes, base64ToVector, bytesToBase64, encodeLoop, sparseBase64ToVector, vectorToBase64, vectorToSparseBase64 } from "./base64.ts";
+import {
+  base64BytesToBytes,
+  base64ToBytes,
+  base64ToVector,
+  bytesToBase64,
+  encodeLoop,
+  sparseBase64ToVector,
+  strictBase64ToBytes,
+  vectorToBase64,
+  vectorToSparseBase64,
+} from "./base64.ts";
 
 describe("base64", () => {
   it("matches the standard encoding on known values", () => {
@@ -49,6 +59,58 @@ describe("base64", () => {
       "Zg==Zg==",
     ];
     for (const text of bad) expect(base64ToBytes(text), text).toBeNull();
+  });
+
+  it("decodes base64 held as bytes exactly as the strict loop decodes the text, valid or not", () => {
+    // Text near base64: the alphabet, padding, base64url, space, a newline, a quote, a backslash, Latin-1 and other non-ASCII characters.
+    const chars = fc.constantFrom(
+      ..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
+      "=",
+      "=",
+      "-",
+      "_",
+      " ",
+      "\n",
+      '"',
+      "\\",
+      "\u00e9",
+      "\u00ff",
+      "\u20ac",
+    );
+    const nearBase64 = fc.oneof(
+      fc.uint8Array({ maxLength: 120 }).map(bytesToBase64),
+      // Valid base64 with one character changed.
+      fc.tuple(fc.uint8Array({ minLength: 1, maxLength: 120 }), fc.nat(), chars).map(([bytes, at, c]) => {
+        const text = bytesToBase64(bytes);
+        const i = at % text.length;
+        return text.slice(0, i) + c + text.slice(i + 1);
+      }),
+      fc.array(chars, { maxLength: 40 }).map((cs) => cs.join("")),
+    );
+    fc.assert(
+      fc.property(nearBase64, fc.nat({ max: 5 }), fc.nat({ max: 5 }), (text, before, after) => {
+        const encoded = new TextEncoder().encode(text);
+        // In the middle of a larger buffer, at any alignment (the decoder reads four bytes at a time).
+        const held = new Uint8Array(before + encoded.length + after).fill(0x41);
+        held.set(encoded, before);
+        const strict = strictBase64ToBytes(text);
+        const fromBytes = base64BytesToBytes(held, before, before + encoded.length);
+        expect(fromBytes, text).toEqual(strict);
+        // Where the strict loop accepts, the decoder the runtime offers gives the same bytes.
+        if (strict !== null) expect(base64ToBytes(text)).toEqual(strict);
+        if (fromBytes !== null) expect(fromBytes.byteOffset).toBe(0);
+      }),
+      { numRuns: 2000 },
+    );
+    const at = (text: string): Uint8Array | null => base64BytesToBytes(new TextEncoder().encode(text));
+    for (const text of ["a", "abc", "ab=c", "a*cd", "abcd\u00e9fgh", "====", "Zg=a", "Zm9-", "Zm9_", "Zm 9", "Z===", "Zm=v", "Zm9v====", "Zg==Zg=="]) {
+      expect(at(text), text).toBeNull();
+    }
+    expect(at("")).toEqual(new Uint8Array(0));
+    expect(at("Zm9vYg==")).toEqual(new TextEncoder().encode("foob"));
+    // Bits past the last byte are ignored, as every decoder here ignores them.
+    expect(at("QR==")).toEqual(Uint8Array.of(0x41));
+    expect(base64ToBytes("QR==")).toEqual(Uint8Array.of(0x41));
   });
 
   it("decodes to bytes of its own, the same whichever decoder the runtime offers", () => {

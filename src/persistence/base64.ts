@@ -128,6 +128,70 @@ function sextet(text: string, i: number): number {
   return code < 128 ? LOOKUP[code]! : -1;
 }
 
+/** The strict loop on a string; exported for the test that holds {@link base64BytesToBytes} to it. */
+export function strictBase64ToBytes(text: string): Uint8Array | null {
+  const length = text.length;
+  if (length % 4 !== 0) return null;
+  let pad = 0;
+  if (length > 0 && text.charCodeAt(length - 1) === EQUALS) pad = text.charCodeAt(length - 2) === EQUALS ? 2 : 1;
+  return strictDecode(text, length, pad, (length / 4) * 3 - pad);
+}
+
+/** Per pair of base64 characters (first | second << 8, each a byte: a little-endian 16-bit read), their 12 bits; -1 when either is not in the alphabet. Made on first use (128 KiB). */
+let pairBits: Int16Array | null = null;
+
+function pairTable(): Int16Array {
+  if (pairBits !== null) return pairBits;
+  const table = new Int16Array(65_536).fill(-1);
+  for (let a = 0; a < 64; a++) for (let b = 0; b < 64; b++) table[CODES[a]! | (CODES[b]! << 8)] = (a << 6) | b;
+  return (pairBits = table);
+}
+
+/**
+ * Decodes standard base64 held as bytes (`bytes[start..end)`, one byte per character) by the strict
+ * loop's rules (see {@link strictBase64ToBytes}): the same bytes, or null for the same inputs. A
+ * snapshot's block line is mostly base64 (docs/decisions.md, "Snapshot v6"): decoding it from the
+ * file's bytes spares a string of it (tens of MB for a user of 100,000 entries), the JSON parser's
+ * scan of that string, and a copy.
+ */
+export function base64BytesToBytes(bytes: Uint8Array, start = 0, end: number = bytes.length): Uint8Array | null {
+  const length = end - start;
+  if (length % 4 !== 0) return null;
+  let pad = 0;
+  if (length > 0 && bytes[end - 1] === EQUALS) pad = bytes[end - 2] === EQUALS ? 2 : 1;
+  const out = new Uint8Array((length / 4) * 3 - pad);
+  const full = start + (pad === 0 ? length : length - 4);
+  const pairs = pairTable();
+  // Four characters per read (a third faster than a byte at a time), two per lookup; a byte outside the alphabet (above 127 too) gives -1.
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let o = 0;
+  for (let i = start; i < full; i += 4) {
+    const four = view.getUint32(i, true);
+    const high = pairs[four & 0xffff]!;
+    const low = pairs[four >>> 16]!;
+    if ((high | low) < 0) return null;
+    const n = (high << 12) | low;
+    out[o] = n >> 16;
+    out[o + 1] = (n >> 8) & 255;
+    out[o + 2] = n & 255;
+    o += 3;
+  }
+  if (pad > 0) {
+    const a = byteSextet(bytes[full]!);
+    const b = byteSextet(bytes[full + 1]!);
+    const c = pad === 2 ? 0 : byteSextet(bytes[full + 2]!);
+    if (a < 0 || b < 0 || c < 0) return null;
+    const n = (a << 18) | (b << 12) | (c << 6);
+    out[o] = n >> 16;
+    if (pad === 1) out[o + 1] = (n >> 8) & 255;
+  }
+  return out;
+}
+
+function byteSextet(code: number): number {
+  return code < 128 ? LOOKUP[code]! : -1;
+}
+
 /** Base64 of the vector's float32 values, little-endian on every platform. */
 export function vectorToBase64(vector: Float32Array): string {
   if (littleEndian) return bytesToBase64(new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength));

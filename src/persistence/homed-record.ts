@@ -86,6 +86,8 @@ export function blockHome(record: EntryRecord): BlockVectors | undefined {
  * `structuredClone` and `JSON.stringify` all see the vector. Assigning it throws (records are immutable).
  */
 export class HomedRecord {
+  /** The `embedding` accessor every record defines: one descriptor, not a new one per record. */
+  static readonly #embedding: PropertyDescriptor = { get: HomedRecord.#read, enumerable: true, configurable: false };
   /** The home holding the vector (found there by `seq`), or the record's own copy. */
   #home: VectorHome | Float32Array;
   declare readonly embedding: Float32Array;
@@ -116,7 +118,7 @@ export class HomedRecord {
     self["seq"] = seq;
     self["metadata"] = metadata;
     self["lifecycle"] = lifecycle;
-    Object.defineProperty(this, "embedding", { get: HomedRecord.#read, enumerable: true, configurable: false });
+    Object.defineProperty(this, "embedding", HomedRecord.#embedding);
     if (key !== undefined) self["key"] = key;
     if (supersededBy !== undefined) self["supersededBy"] = supersededBy;
     this.#home = home;

@@ -4,6 +4,7 @@ import { entryFromJson, entryJsonText, entryToJson } from "./record-codec.ts";
 import { bytesToBase64, vectorToBase64 } from "./base64.ts";
 import { ENTRY_KINDS, ENTRY_STATUSES, type EntryRecord, type JsonValue } from "../types.ts";
 import { lifecycleArbitrary } from "../../test/helpers/lifecycle-arbitrary.ts";
+import { lifecycleFromJson, lifecycleToJson } from "./lifecycle-codec.ts";
 
 const json: fc.Arbitrary<JsonValue> = fc.jsonValue() as fc.Arbitrary<JsonValue>;
 
@@ -32,6 +33,52 @@ const entry: fc.Arbitrary<EntryRecord> = fc
   });
 
 describe("entryJsonText", () => {
+  it("reads each line's lifecycle as lifecycleFromJson reads it, however lines repeat or change one (a line's lifecycle is reused from the line before)", () => {
+    // A few lifecycles, repeated in runs, with fields in another order, a field's value changed or of the wrong type.
+    const base = fc.constantFrom<Record<string, unknown>>(
+      { extractor: "patterns" },
+      { extractor: "patterns", source_span: "a" },
+      { source_span: "a", extractor: "patterns" },
+      { extractor: "llm" },
+      { extractor: 7 },
+      { deleted_at: 5, deleted_from: "active" },
+      { deleted_at: -0, deleted_from: "active" },
+      { deleted_at: 0, deleted_from: "active" },
+      { deleted_from: "gone" },
+      { conflict: ["x"] },
+      {},
+    );
+    const lines = fc.array(
+      fc.oneof(
+        base,
+        lifecycleArbitrary.map((l) => lifecycleToJson(l) as Record<string, unknown>),
+      ),
+      { minLength: 1, maxLength: 12 },
+    );
+    const line = (lifecycle: unknown): { lifecycle: Record<string, unknown> } =>
+      JSON.parse(
+        `{"id":"e1","user_id":"u","content":"c","kind":"fact","status":"active","created_at":1,"updated_at":1,"superseded_by":null,"seq":1,"embedding":null,"metadata":{},"lifecycle":${JSON.stringify(lifecycle)}}`,
+      );
+    const outcome = (read: () => unknown): unknown => {
+      try {
+        return { value: read() };
+      } catch (error) {
+        return { error: (error as Error).message };
+      }
+    };
+    fc.assert(
+      fc.property(lines, fc.nat({ max: 3 }), (lifecycles, runs) => {
+        for (const lifecycle of lifecycles.flatMap((l) => Array.from({ length: runs + 1 }, () => l))) {
+          const o = line(lifecycle);
+          expect(outcome(() => entryFromJson(o).lifecycle)).toEqual(outcome(() => lifecycleFromJson(line(lifecycle).lifecycle)));
+          // A caller changing the object it had read changes nothing of the next read.
+          for (const key of Object.keys(o.lifecycle)) o.lifecycle[key] = "changed";
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it("is JSON.stringify(entryToJson(entry)), byte for byte", () => {
     fc.assert(
       fc.property(entry, (e) => {

@@ -159,6 +159,41 @@ function shared(lifecycle: EntryLifecycle): EntryLifecycle {
   return lifecycle;
 }
 
+/** The fields and values of the persisted object {@link lastLifecycle} was last read from, copied (null: none, or it was not shared). */
+let lastJsonKeys: string[] | null = null;
+let lastJsonValues: unknown[] = [];
+
+/**
+ * `shared(lifecycleFromJson(value))`, without reading `value` again when it holds the same fields in the same
+ * order with the same values, each a string or a number, as the object read just before: both then give the
+ * same lifecycle, and the shared one is returned. Most entry lines of a snapshot carry the same lifecycle.
+ */
+function readLifecycle(value: unknown): EntryLifecycle {
+  if (lastJsonKeys !== null && typeof value === "object" && value !== null && !Array.isArray(value) && isLastJson(value as Record<string, unknown>)) {
+    return lastLifecycle!;
+  }
+  const lifecycle = shared(lifecycleFromJson(value));
+  if (lifecycle === lastLifecycle) {
+    lastJsonKeys = Object.keys(value as object);
+    lastJsonValues = lastJsonKeys.map((key) => (value as Record<string, unknown>)[key]);
+  } else {
+    lastJsonKeys = null;
+  }
+  return lifecycle;
+}
+
+/** Whether `o` has the fields {@link lastJsonKeys} names, in that order, with their values (strings and numbers only). */
+function isLastJson(o: Record<string, unknown>): boolean {
+  const keys = Object.keys(o);
+  const last = lastJsonKeys!;
+  if (keys.length !== last.length) return false;
+  for (let i = 0; i < keys.length; i++) {
+    const v = o[keys[i]!];
+    if (keys[i] !== last[i] || (typeof v !== "string" && typeof v !== "number") || v !== lastJsonValues[i]) return false;
+  }
+  return true;
+}
+
 /** True for an object with no own field holding a value (`lifecycleToJson` of it is `{}`). */
 function isEmpty(o: object): boolean {
   for (const key in o) if ((o as Record<string, unknown>)[key] !== undefined) return false;
@@ -196,7 +231,7 @@ export function entryFromJson(value: unknown, vectors?: VectorSource): EntryReco
   if (typeof metadata !== "object" || metadata === null || Array.isArray(metadata)) fail("metadata", metadata);
   if (!nestedAtMost(metadata, MAX_METADATA_DEPTH)) fail("metadata", `nested deeper than ${MAX_METADATA_DEPTH} levels`);
   const own = Object.hasOwn(o, "lifecycle")
-    ? { lifecycle: shared(lifecycleFromJson(o["lifecycle"])), metadata: isEmpty(metadata) ? NO_METADATA : (metadata as Metadata) }
+    ? { lifecycle: readLifecycle(o["lifecycle"]), metadata: isEmpty(metadata) ? NO_METADATA : (metadata as Metadata) }
     : liftLegacy(metadata as Metadata, { status: status as EntryStatus, content, updatedAt });
   const raw = o["embedding"];
   // A format-6 section's vector stays in the section's block until the record's user is built (persistence/homed-record.ts).

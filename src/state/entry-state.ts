@@ -212,14 +212,15 @@ export class EntryState {
       }
     }
     this.#deleteCold(summary);
-    const done: string[] = [];
+    // records[0..done) are in: what a refused load takes out again.
+    let done = 0;
     try {
       for (const record of records) {
         this.load(record);
-        done.push(record.id);
+        done++;
       }
     } catch (error) {
-      for (const id of done) this.remove(id);
+      for (let i = 0; i < done; i++) this.remove(records[i]!.id);
       this.#setCold(summary);
       throw error;
     }
@@ -328,11 +329,15 @@ export class EntryState {
       shard = this.#newShard(record.userId);
       this.#unbuilt.add(shard);
     } else this.#addDeferred(shard);
-    insertBySeq(shard.entries, record);
+    const built = !this.#unbuilt.has(shard);
+    // Records come in seq order (a user's load, a snapshot read): appended, with no search and no splice.
+    const entries = shard.entries;
+    if (entries.length === 0 || entries[entries.length - 1]!.seq < record.seq) entries.push(record);
+    else insertBySeq(entries, record);
     this.#byId.set(record.id, record);
     this.#bySeq.set(record.seq, record);
-    countRecord(this.#loadedCounts, record, 1, !this.#unbuilt.has(shard));
-    if (!this.#unbuilt.has(shard)) {
+    countRecord(this.#loadedCounts, record, 1, built);
+    if (built) {
       this.#index(shard, record);
       this.#leaveBlock(shard, record);
     }

@@ -6,6 +6,8 @@ import { callBackend } from "../validation/plugin-checks.ts";
 import type { EntryState } from "../state/entry-state.ts";
 import { withLifecycle } from "../state/lifecycle.ts";
 
+const hasLifecycle = (record: EntryRecord): boolean => withLifecycle(record) === record;
+
 /**
  * Which users are in memory. Every call for a user runs inside {@link use}: the user is pinned (never
  * unloaded) from before its entries are loaded until the call settled, which for a write is once it is
@@ -155,7 +157,8 @@ export class UserLoader {
       // An import wrote entries of users not loaded while this one was read: they may be missing from what was read.
       if (this.#state.coldWrites !== writes) continue;
       // Checked, as every entry an open reads (see state/entry-state.ts, `load`); the user stays unloaded if one is refused.
-      if (this.#state.isCold(userId)) this.#state.loadUser(userId, records.map(withLifecycle));
+      // Records of the built-in backends have their lifecycle: no copy of a large user's list for them.
+      if (this.#state.isCold(userId)) this.#state.loadUser(userId, records.every(hasLifecycle) ? records : records.map(withLifecycle));
       return;
     }
   }

@@ -1,12 +1,14 @@
 // Format 6's block line: round trip (vectors bit for bit, text forms as the tokenizer gives them) and hostile lines refused.
 
 import { describe, it, expect } from "vitest";
+import fc from "fast-check";
 import type { EntryRecord } from "../../types.ts";
 import { normalizeForDedup, tokenize } from "../../text/tokenizer.ts";
 import { entryFromJson, entryJsonText } from "../record-codec.ts";
 import { base64ToBytes, bytesToBase64 } from "../base64.ts";
 import { takeTextForms, textFormsOf } from "../text-forms.ts";
-import { SectionBlocks, encodeBlocksLine, isAscii } from "./section-blocks.ts";
+import { decodeUtf8, encodeUtf8 } from "../line-reader.ts";
+import { BLOCKS_PREFIX, SectionBlocks, encodeBlocksLine, isAscii } from "./section-blocks.ts";
 import { seededRandom } from "../../../test/helpers/seeded-random.ts";
 import { entryRecord } from "../../../test/helpers/entry-record.ts";
 
@@ -151,5 +153,76 @@ describe("the format-6 block line", () => {
         expect(error, `byte ${at}`).toBeInstanceOf(Error);
       }
     }
+  });
+
+  it("reads a line from its bytes exactly as from its text: the same vectors and forms, or the same error, for any damage", () => {
+    const entries = sample();
+    const good = encodeBlocksLine("ann", entries).slice(0, -1);
+    /** What reading the line gives: every record's vector bytes and forms, or the error's message. */
+    const outcome = (make: () => SectionBlocks): unknown => {
+      try {
+        const blocks = make();
+        const read = entries.map((e) => {
+          const r = entryFromJson(JSON.parse(entryJsonText(e, true, false, true)), blocks);
+          blocks.take(r);
+          return r;
+        });
+        blocks.finish();
+        return read.map((r) => [
+          r.embedding === null ? null : [...new Uint8Array(r.embedding.buffer, r.embedding.byteOffset, r.embedding.byteLength)],
+          textFormsOf(r),
+        ]);
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    // The text way, as sectioned-snapshot.ts read a block line before it read one from its bytes.
+    const fromText = (bytes: Uint8Array): unknown =>
+      outcome(() => {
+        const text = decodeUtf8(bytes);
+        if (text === null || !text.startsWith(BLOCKS_PREFIX)) throw new Error("the section does not start with its block line");
+        return new SectionBlocks(text, "ann", entries.length);
+      });
+    const fromBytes = (bytes: Uint8Array): unknown => outcome(() => new SectionBlocks(bytes, "ann", entries.length));
+    const at = good.indexOf(',"bin":"');
+    const bin = good.slice(at + 8, -2);
+    const lines = [
+      good,
+      // bin given twice (the last wins), bin first, bin inside a nested object, spaces around the key, bin escaped, bin not last.
+      `${good.slice(0, at)},"bin":"AAAA"${good.slice(at)}`,
+      `${good.slice(0, at)},"x":{"bin":"${bin}"}}`,
+      `${good.slice(0, at)},"x":{"a":1,"bin":"QUFB"}${good.slice(at)}`,
+      `${good.slice(0, at)} , "bin" : "${bin}"}`,
+      `${good.slice(0, at)},"bin":"\u0041${bin.slice(1)}"}`,
+      `${good.slice(0, at)},"bin":"${bin}","y":1}`,
+      `${good.slice(0, at)},"bin":"${bin}"} `,
+      `${good.slice(0, at)},"bin":"}`,
+      `${good.slice(0, at)},"bin":""}`,
+      `${good.slice(0, at)}],"bin":"${bin}"}`,
+      `${good.slice(0, at)},"bin":"${bin}"}}`,
+    ].map(encodeUtf8);
+    for (const line of lines) expect(fromBytes(line), decodeUtf8(line)?.slice(-60)).toEqual(fromText(line));
+    expect(fromBytes(lines[0]!)).not.toBeTypeOf("string");
+    // Random damage: bytes replaced (quotes, escapes, braces, padding, bytes that are not UTF-8), cut, or a key put in.
+    const special = [0x22, 0x5c, 0x7b, 0x7d, 0x2c, 0x3d, 0x41, 0x2d, 0x20, 0x0a, 0xff, 0xc3, 0x80, 0x00];
+    const edit = fc.oneof(
+      fc.tuple(fc.constant("set" as const), fc.nat(), fc.constantFrom(...special)),
+      fc.tuple(fc.constant("cut" as const), fc.nat(), fc.nat({ max: 12 })),
+      fc.tuple(fc.constant("key" as const), fc.nat(), fc.constantFrom(',"bin":"', ',"bin":"QUFB"', '"}', "\\")),
+    );
+    fc.assert(
+      fc.property(fc.constantFrom(...lines), fc.array(edit, { minLength: 1, maxLength: 3 }), fc.boolean(), (line, edits, nearBin) => {
+        let bytes = Uint8Array.from(line);
+        for (const [kind, where, what] of edits) {
+          // Half the edits land in the last few hundred bytes (the end of bin), the rest anywhere.
+          const i = nearBin ? Math.max(0, bytes.length - 1 - (where % 300)) : where % (bytes.length + 1);
+          if (kind === "set") bytes[Math.min(i, bytes.length - 1)] = what;
+          else if (kind === "cut") bytes = Uint8Array.from([...bytes.subarray(0, i), ...bytes.subarray(i + what)]);
+          else bytes = Uint8Array.from([...bytes.subarray(0, i), ...encodeUtf8(what), ...bytes.subarray(i)]);
+        }
+        expect(fromBytes(bytes)).toEqual(fromText(bytes));
+      }),
+      { numRuns: 400 },
+    );
   });
 });

@@ -2,7 +2,8 @@
 
 import type { EntryRecord, EntryStatus } from "../../types.ts";
 import { normalizeForDedupOnce, tokenizeOnce } from "../../text/tokenizer.ts";
-import { base64ToBytes, bytesToBase64, zeroVector } from "../base64.ts";
+import { base64BytesToBytes, base64ToBytes, bytesToBase64, zeroVector } from "../base64.ts";
+import { decodeUtf8 } from "../line-reader.ts";
 import type { VectorSource } from "../record-codec.ts";
 import { blockHome, type BlockVectors, type ScoreOffer, type SparsePairSink } from "../homed-record.ts";
 import { storedSelfDot, unitAsStored } from "../../embedding/vector-math.ts";
@@ -167,6 +168,76 @@ function isCount(value: unknown): value is number {
   return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
 }
 
+/** A block line's JSON value, and its `bin` when it was decoded already (null: the value's own `bin` is to be decoded). */
+interface ReadLine {
+  value: unknown;
+  bin: Uint8Array | null;
+}
+
+const NOT_A_BLOCK_LINE = "the section does not start with its block line";
+
+function parseLine(text: string): ReadLine {
+  try {
+    return { value: JSON.parse(text), bin: null };
+  } catch {
+    throw new Error("the block line is not JSON");
+  }
+}
+
+const asciiBytes = (text: string): Uint8Array => Uint8Array.from(text, (c) => c.charCodeAt(0));
+const PREFIX_BYTES = asciiBytes(BLOCKS_PREFIX);
+/** How `bin` starts in a line {@link encodeBlocksLine} writes: last, after a comma, its value base64 with no escapes. */
+const BIN_KEY = asciiBytes(',"bin":"');
+const QUOTE = 0x22;
+const CLOSE = 0x7d;
+
+/** A block line from its bytes (without the newline): by {@link splitLine} when it can, else as its text. */
+function readLine(line: Uint8Array): ReadLine {
+  for (let i = 0; i < PREFIX_BYTES.length; i++) if (line[i] !== PREFIX_BYTES[i]) throw new Error(NOT_A_BLOCK_LINE);
+  const split = splitLine(line);
+  if (split !== null) return split;
+  const text = decodeUtf8(line);
+  if (text === null) throw new Error(NOT_A_BLOCK_LINE);
+  return parseLine(text);
+}
+
+/**
+ * A block line read without a string of its `bin` (most of the line): when the line is `head` then
+ * `,"bin":"B"}` with `B` plain base64 (no escape, no quote) and `head` + `}` parses as JSON, the
+ * line's value is that of `head` + `}` with `bin` set to `B` (the last duplicate wins, as JSON.parse
+ * has it), and `B` is decoded from the bytes. Null for any other line, which {@link readLine} then
+ * parses whole: it answers as before, errors included.
+ */
+function splitLine(line: Uint8Array): ReadLine | null {
+  const end = line.length;
+  if (end < 2 || line[end - 2] !== QUOTE || line[end - 1] !== CLOSE) return null;
+  const at = indexOfBinKey(line);
+  const binStart = at + BIN_KEY.length;
+  if (at < 0 || binStart > end - 2) return null;
+  const bin = base64BytesToBytes(line, binStart, end - 2);
+  if (bin === null) return null;
+  const head = decodeUtf8(line.subarray(0, at));
+  if (head === null) return null;
+  try {
+    return { value: JSON.parse(`${head}}`), bin };
+  } catch {
+    return null;
+  }
+}
+
+/** Where {@link BIN_KEY} first occurs in `line`, or -1 (a JSON string holds a quote escaped: only a key can look like it). */
+function indexOfBinKey(line: Uint8Array): number {
+  const key = BIN_KEY;
+  const first = key[0]!;
+  for (let i = 0, last = line.length - key.length; i <= last; i++) {
+    if (line[i] !== first) continue;
+    let k = 1;
+    while (k < key.length && line[i + k] === key[k]) k++;
+    if (k === key.length) return i;
+  }
+  return -1;
+}
+
 /**
  * A section's block line, read: hands each entry line its vector ({@link nextVector}, through
  * `entryFromJson`) and, after it, ties its text forms to it ({@link take}). Every count, length and
@@ -200,14 +271,12 @@ export class SectionBlocks implements VectorSource {
   readonly userId: string;
   readonly count: number;
 
-  /** Parses the block line `text` of `userId`'s section of `count` entries (a full read, which has no table yet, checks them after); throws a plain Error. */
-  constructor(text: string, userId?: string, count?: number) {
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      throw new Error("the block line is not JSON");
-    }
+  /**
+   * Parses the block line of `userId`'s section of `count` entries (a full read, which has no table yet, checks them after): its
+   * text, or its bytes (without the newline), which must be UTF-8 and start with {@link BLOCKS_PREFIX}. Throws a plain Error.
+   */
+  constructor(line: string | Uint8Array, userId?: string, count?: number) {
+    const { value, bin: decoded } = typeof line === "string" ? parseLine(line) : readLine(line);
     if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Error("the block line is not a JSON object");
     const o = value as Record<string, unknown>;
     const named = o["blocks"];
@@ -218,13 +287,14 @@ export class SectionBlocks implements VectorSource {
     if (!isCount(n) || n === 0 || (count !== undefined && n !== count)) throw new Error(`the block line counts ${String(n)} entries, not ${count ?? "some"}`);
     this.userId = named;
     this.count = n;
-    const { values, indices, indexBytes, pairs, terms, dedup, bin, forms } = o;
+    const { values, indices, indexBytes, pairs, terms, dedup, forms } = o;
+    const bin = decoded ?? o["bin"];
     if (!isCount(values) || !isCount(indices) || !isCount(pairs)) throw new Error("the block line has a bad values, indices or pairs count");
     if (indexBytes !== 1 && indexBytes !== 2) throw new Error(`the block line has a bad index width (${String(indexBytes)})`);
     if (!Array.isArray(terms) || !terms.every((t) => typeof t === "string")) throw new Error("the block line's terms are not a list of strings");
     if (!Array.isArray(dedup) || dedup.length !== n) throw new Error("the block line's dedup forms are not one per entry");
-    if (typeof bin !== "string" || typeof forms !== "string") throw new Error("the block line has no bin or forms");
-    const bytes = base64ToBytes(bin);
+    if ((typeof bin !== "string" && decoded === null) || typeof forms !== "string") throw new Error("the block line has no bin or forms");
+    const bytes = decoded ?? base64ToBytes(bin as string);
     if (bytes === null) throw new Error("the block line's bin is not base64");
     const varStart = 4 * values + indexBytes * indices;
     if (varStart > bytes.length) throw new Error(`the block line promises ${values} values and ${indices} indices, more than its ${bytes.length} bytes hold`);
@@ -245,6 +315,16 @@ export class SectionBlocks implements VectorSource {
   }
 
   #varint(): number {
+    // Most numbers of a block take one byte (a term's count, a tf, a small term id).
+    const b = this.#bytes[this.#at];
+    if (b !== undefined && b < 0x80) {
+      this.#at++;
+      return b;
+    }
+    return this.#longVarint();
+  }
+
+  #longVarint(): number {
     const bytes = this.#bytes;
     let value = 0;
     for (let shift = 0; shift < 35; shift += 7) {

@@ -376,26 +376,29 @@ export function decodeSection(bytes: Uint8Array, record: SectionRecord): EntryRe
   const entries: EntryRecord[] = [];
   let from = 0;
   let lastSeq = -Infinity;
-  // One UTF-8 decode for the whole section (3x faster than one per line); per line only to say which line is not UTF-8.
-  const whole = bytes[bytes.length - 1] === NEWLINE ? decodeUtf8(bytes) : null;
-  const end = whole === null ? bytes.length : whole.length;
   let blocks: SectionBlocks | null = null;
   const first = record.blocks ? 1 : 0;
+  if (record.blocks) {
+    // Read from its bytes: most of it is base64, which is decoded from there without a string of it (section-blocks.ts).
+    const nl = bytes.indexOf(NEWLINE);
+    if (nl < 0) throw new FormatError(record.line + first, `${who} ends without a newline`);
+    try {
+      blocks = new SectionBlocks(bytes.subarray(0, nl), record.userId, record.count);
+    } catch (error) {
+      throw new FormatError(record.line, `${error instanceof Error ? error.message : String(error)} (in ${who})`);
+    }
+    from = nl + 1;
+  }
+  const body = bytes.subarray(from);
+  from = 0;
+  // One UTF-8 decode for the entry lines (3x faster than one per line); per line only to say which line is not UTF-8.
+  const whole = body[body.length - 1] === NEWLINE ? decodeUtf8(body) : null;
+  const end = whole === null ? body.length : whole.length;
   while (from < end) {
-    const nl = whole === null ? bytes.indexOf(NEWLINE, from) : whole.indexOf("\n", from);
+    const nl = whole === null ? body.indexOf(NEWLINE, from) : whole.indexOf("\n", from);
     const line = record.line + first + entries.length;
     if (nl < 0) throw new FormatError(line, `${who} ends without a newline`);
-    const text = whole === null ? decodeUtf8(bytes.subarray(from, nl)) : whole.slice(from, nl);
-    if (record.blocks && blocks === null) {
-      try {
-        if (text === null || !isBlocksLine(text)) throw new Error("the section does not start with its block line");
-        blocks = new SectionBlocks(text, record.userId, record.count);
-      } catch (error) {
-        throw new FormatError(record.line, `${error instanceof Error ? error.message : String(error)} (in ${who})`);
-      }
-      from = nl + 1;
-      continue;
-    }
+    const text = whole === null ? decodeUtf8(body.subarray(from, nl)) : whole.slice(from, nl);
     let entry: EntryRecord;
     try {
       if (text === null) throw new Error("not valid UTF-8");
