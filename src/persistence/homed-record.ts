@@ -1,7 +1,7 @@
 // Records whose vector is kept elsewhere (a vector index, a snapshot section's block) and read from there when asked.
 
 import type { EntryKind, EntryLifecycle, EntryRecord, EntryStatus, Metadata } from "../types.ts";
-import type { TextForms } from "./text-forms.ts";
+import type { TextForms, TextFormsSlot } from "./text-forms.ts";
 
 /**
  * What holds a record's vector, found by the record's `seq`: a user's vector index (state/lean-record.ts)
@@ -67,7 +67,9 @@ export interface BlockVectors extends VectorHome {
   /** Forgets every mark (the index holds those vectors now). */
   undefer(): void;
   /** The text forms read with `record` (one of this block's), when the block keeps them (persistence/text-forms.ts); `take`: forgotten there. */
-  forms(record: EntryRecord, take?: boolean): TextForms | undefined;
+  forms(record: EntryRecord): TextForms | undefined;
+  /** {@link forms}, into `slot`, and forgotten here (text-forms.ts, `TextFormsSlot`: no object, no lower-case copy); false when there are none. */
+  takeFormsInto(record: EntryRecord, slot: TextFormsSlot): boolean;
 }
 
 /** The block a record read from a format-6 section still reads its vector from; undefined for any other record. */

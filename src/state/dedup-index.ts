@@ -2,7 +2,7 @@
 
 import type { EntryRecord } from "../types.ts";
 import { normalizeForDedup } from "../text/tokenizer.ts";
-import { hashPairs } from "../text/string-hash.ts";
+import { hashPairs, hashPairsLowerAscii } from "../text/string-hash.ts";
 
 /**
  * A 30-bit hash of `text` (text/string-hash.ts's hashPairs, cut to 30 bits): a small integer, which a Map holds in its
@@ -32,7 +32,15 @@ export class DedupIndex {
 
   /** Adds the entry of `seq` under `norm` (its content's dedup form), after those already there. */
   add(norm: string, seq: number): void {
-    const hash = dedupHash(norm);
+    this.#add(dedupHash(norm), seq);
+  }
+
+  /** {@link add} under `text.toLowerCase()` (an ASCII `text`: a section's stored forms say so), without making that string. */
+  addLowerAscii(text: string, seq: number): void {
+    this.#add(hashPairsLowerAscii(text, 0) & 0x3fffffff, seq);
+  }
+
+  #add(hash: number, seq: number): void {
     const slot = this.#slots.get(hash);
     if (slot === undefined) this.#slots.set(hash, seq);
     else if (typeof slot === "number") this.#slots.set(hash, [slot, seq]);

@@ -11,7 +11,7 @@ import { UserEntries } from "./user-entries.ts";
 import { DedupIndex } from "./dedup-index.ts";
 import type { CatalogUser } from "../persistence/backend.ts";
 import { countEntry, emptyCatalogUser } from "../persistence/user-catalog.ts";
-import { takeTextForms } from "../persistence/text-forms.ts";
+import { takeTextFormsInto, textFormsSlot, type TextFormsSlot } from "../persistence/text-forms.ts";
 import type { BlockVectors, SparsePairSink } from "../persistence/homed-record.ts";
 import { contentBytes, countRecord, emptyCounts, type StatusCounts } from "./entry-counts.ts";
 import { blockOf, detach, isLean, leanRecord, leaveBlock, vectorLayout, vectorLength } from "./lean-record.ts";
@@ -51,6 +51,8 @@ export class EntryState {
   readonly #unit: Float32Array;
   /** Scratch for a vector read out of a section's block (state/lean-record.ts, `leaveBlock`). */
   readonly #scratch: Float32Array;
+  /** Scratch for the text forms of the record being indexed in a build. */
+  readonly #forms: TextFormsSlot = textFormsSlot();
   readonly #byId = new Map<string, EntryRecord>();
   readonly #bySeq = new Map<number, EntryRecord>();
   readonly #shards = new Map<string, UserShard>();
@@ -616,8 +618,9 @@ export class EntryState {
     if (!isLive(record.status)) return;
     const bulk = tile !== undefined;
     // Read with the record from a format-6 snapshot (persistence/text-forms.ts): its tokens, counted, and its dedup form.
-    const forms = bulk ? takeTextForms(record) : undefined;
-    if (forms !== undefined) shard.keywords.addCounted(record.seq, forms.terms, forms.ids, forms.tfs, forms.start, forms.end);
+    const forms = this.#forms;
+    const known = bulk && takeTextFormsInto(record, forms);
+    if (known) shard.keywords.addCounted(record.seq, forms.terms, forms.ids, forms.tfs, forms.start, forms.end);
     else shard.keywords.add(record.seq, bulk ? tokenizeOnce(record.content) : tokenize(record.content));
     if (this.#fits(record)) {
       if (bulk) {
@@ -632,8 +635,8 @@ export class EntryState {
         shard.vectors.add(record.seq, normalize(this.#unit));
       }
     }
-    const norm = forms !== undefined ? forms.dedup : bulk ? normalizeForDedupOnce(record.content) : normalizeForDedup(record.content);
-    shard.dedup.add(norm, record.seq);
+    if (known && forms.dedup === null) shard.dedup.addLowerAscii(record.content, record.seq);
+    else shard.dedup.add(known ? forms.dedup! : bulk ? normalizeForDedupOnce(record.content) : normalizeForDedup(record.content), record.seq);
     if (record.key !== undefined) {
       const slot = shard.keys.get(record.key);
       if (slot === undefined) shard.keys.set(record.key, [record.seq]);

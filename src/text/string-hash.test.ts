@@ -1,7 +1,7 @@
 // hashPairs (the dedup index's hash): equal texts hash alike, every code unit counts, and templated texts spread.
 
 import { describe, it, expect } from "vitest";
-import { hashPairs } from "./string-hash.ts";
+import { hashPairs, hashPairsLowerAscii } from "./string-hash.ts";
 
 describe("hashPairs", () => {
   it("gives equal texts the same hash however they were built, and counts every code unit, the odd last one too", () => {
@@ -48,5 +48,21 @@ describe("hashPairs", () => {
     expect(hashes.size).toBeGreaterThanOrEqual(count - 2);
     // Each of the 64 buckets expects 312.5 (standard deviation ~17.5): none may be off by more than 6 deviations.
     for (const n of buckets) expect(Math.abs(n - count / 64)).toBeLessThan(105);
+  });
+});
+
+describe("hashPairsLowerAscii", () => {
+  it("is hashPairs of the text in lower case, for every ASCII text (seeded, odd and even lengths, the letters' neighbours)", () => {
+    let seed = 7;
+    const random = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    // The code units around A-Z and a-z ('@' 64, '[' 91, '`' 96, '{' 123) weigh more, where an off-by-one would show.
+    const edges = [64, 65, 90, 91, 96, 97, 122, 123, 0, 127];
+    for (let run = 0; run < 3000; run++) {
+      const length = Math.floor(random() * 40);
+      const text = String.fromCharCode(
+        ...Array.from({ length }, () => (random() < 0.3 ? edges[Math.floor(random() * edges.length)]! : Math.floor(random() * 128))),
+      );
+      for (const s of [0, 1, 0xdeadbeef]) expect(hashPairsLowerAscii(text, s)).toBe(hashPairs(text.toLowerCase(), s));
+    }
   });
 });

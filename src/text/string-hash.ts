@@ -30,11 +30,27 @@ export function hashRange(text: string, start: number, end: number, seed: number
  * long text costs about half the multiplications in sequence. Unsigned result.
  */
 export function hashPairs(text: string, seed: number): number {
+  return pairsHash(text, seed, false);
+}
+
+/** {@link hashPairs} of `text.toLowerCase()` for an ASCII `text`, without making that string. */
+export function hashPairsLowerAscii(text: string, seed: number): number {
+  return pairsHash(text, seed, true);
+}
+
+function pairsHash(text: string, seed: number, lower: boolean): number {
   const length = text.length;
   let h = seed >>> 0;
   let i = 0;
   for (; i + 1 < length; i += 2) {
-    let k = text.charCodeAt(i) | (text.charCodeAt(i + 1) << 16);
+    let a = text.charCodeAt(i);
+    let b = text.charCodeAt(i + 1);
+    if (lower) {
+      // A-Z (65-90) to a-z: what toLowerCase does to ASCII.
+      if ((a - 65) >>> 0 < 26) a += 32;
+      if ((b - 65) >>> 0 < 26) b += 32;
+    }
+    let k = a | (b << 16);
     k = Math.imul(k, 0xcc9e2d51);
     k = (k << 15) | (k >>> 17);
     h ^= Math.imul(k, 0x1b873593);
@@ -42,7 +58,9 @@ export function hashPairs(text: string, seed: number): number {
     h = (Math.imul(h, 5) + 0xe6546b64) | 0;
   }
   if (i < length) {
-    let k = Math.imul(text.charCodeAt(i), 0xcc9e2d51);
+    let a = text.charCodeAt(i);
+    if (lower && (a - 65) >>> 0 < 26) a += 32;
+    let k = Math.imul(a, 0xcc9e2d51);
     k = (k << 15) | (k >>> 17);
     h ^= Math.imul(k, 0x1b873593);
   }

@@ -6,7 +6,7 @@ import type { EntryRecord } from "../../types.ts";
 import { normalizeForDedup, tokenize } from "../../text/tokenizer.ts";
 import { entryFromJson, entryJsonText } from "../record-codec.ts";
 import { base64ToBytes, bytesToBase64 } from "../base64.ts";
-import { takeTextForms, textFormsOf } from "../text-forms.ts";
+import { takeTextFormsInto, textFormsOf, textFormsSlot } from "../text-forms.ts";
 import { decodeUtf8, encodeUtf8 } from "../line-reader.ts";
 import { BLOCKS_PREFIX, SectionBlocks, encodeBlocksLine, isAscii } from "./section-blocks.ts";
 import { seededRandom } from "../../../test/helpers/seeded-random.ts";
@@ -65,8 +65,12 @@ describe("the format-6 block line", () => {
         for (let k = forms!.start; k < forms!.end; k++) stored.set(forms!.terms[forms!.ids[k]!]!, forms!.tfs[k]!);
         expect([...stored], e.id).toEqual([...counts]);
         expect(forms!.dedup, e.id).toBe(normalizeForDedup(e.content));
-        expect(takeTextForms(r)).toEqual(forms);
+        // Taken into a slot: the same forms (a dedup form that is the content in lower case comes as null), then gone.
+        const slot = textFormsSlot();
+        expect(takeTextFormsInto(r, slot)).toBe(true);
+        expect({ ...slot, dedup: slot.dedup ?? r.content.toLowerCase() }).toEqual(forms);
         expect(textFormsOf(r)).toBeUndefined();
+        expect(takeTextFormsInto(r, slot)).toBe(false);
       } else {
         expect(forms, e.id).toBeUndefined();
       }

@@ -7,7 +7,7 @@ import { decodeUtf8 } from "../line-reader.ts";
 import type { VectorSource } from "../record-codec.ts";
 import { blockHome, type BlockVectors, type ScoreOffer, type SparsePairSink } from "../homed-record.ts";
 import { storedSelfDot, unitAsStored } from "../../embedding/vector-math.ts";
-import { attachTextForms, textFormsId, textFormsOf, type TextForms } from "../text-forms.ts";
+import { attachTextForms, textFormsId, textFormsOf, type TextForms, type TextFormsSlot } from "../text-forms.ts";
 
 /** How a block line starts (an entry line starts with `{"id":`). */
 export const BLOCKS_PREFIX = '{"blocks":';
@@ -522,24 +522,35 @@ class SectionVectors implements BlockVectors {
     return true;
   }
 
-  forms(record: EntryRecord, take = false): TextForms | undefined {
+  forms(record: EntryRecord): TextForms | undefined {
     if (this.#formStart === null) return undefined;
     const i = this.#find(record.seq);
     if (i < 0 || this.#formStart[i]! < 0) return undefined;
     const dedup = this.#formDedup![i]!;
-    const start = this.#formStart[i]!;
-    if (take) {
-      this.#formStart[i] = -1;
-      this.#formDedup![i] = undefined;
-    }
     return {
       terms: this.#terms,
       ids: this.#ids!,
       tfs: this.#tfs!,
-      start,
+      start: this.#formStart[i]!,
       end: this.#formEnd![i]!,
       dedup: dedup === 0 ? record.content.toLowerCase() : dedup,
     };
+  }
+
+  takeFormsInto(record: EntryRecord, slot: TextFormsSlot): boolean {
+    if (this.#formStart === null) return false;
+    const i = this.#find(record.seq);
+    if (i < 0 || this.#formStart[i]! < 0) return false;
+    const dedup = this.#formDedup![i]!;
+    slot.terms = this.#terms;
+    slot.ids = this.#ids!;
+    slot.tfs = this.#tfs!;
+    slot.start = this.#formStart[i]!;
+    slot.end = this.#formEnd![i]!;
+    slot.dedup = dedup === 0 ? null : dedup;
+    this.#formStart[i] = -1;
+    this.#formDedup![i] = undefined;
+    return true;
   }
 
   push(seq: number, valueAt: number, indexAt: number, stored: number): void {
