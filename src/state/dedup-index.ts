@@ -26,17 +26,39 @@ export class DedupIndex {
   /** The user's record of a seq (the state's). */
   readonly #record: (seq: number) => EntryRecord | undefined;
 
+  /** What adds the entries this index was built without, run before anything reads or changes it ({@link defer}). */
+  #pending: (() => void) | null = null;
+
   constructor(record: (seq: number) => EntryRecord | undefined) {
     this.#record = record;
   }
 
+  /**
+   * Leaves the user's entries out until the index is first read or changed, or {@link settle} is called: then
+   * `fill` adds them (with {@link add} and {@link addLowerAscii}, in seq order). A user's first recall reads no
+   * dedup form (state/entry-state.ts); nothing can read the index without its entries.
+   */
+  defer(fill: () => void): void {
+    this.#pending = fill;
+  }
+
+  /** Runs the fill a {@link defer} left, if any. */
+  settle(): void {
+    const fill = this.#pending;
+    if (fill === null) return;
+    this.#pending = null;
+    fill();
+  }
+
   /** Adds the entry of `seq` under `norm` (its content's dedup form), after those already there. */
   add(norm: string, seq: number): void {
+    this.settle();
     this.#add(dedupHash(norm), seq);
   }
 
   /** {@link add} under `text.toLowerCase()` (an ASCII `text`: a section's stored forms say so), without making that string. */
   addLowerAscii(text: string, seq: number): void {
+    this.settle();
     this.#add(hashPairsLowerAscii(text, 0) & 0x3fffffff, seq);
   }
 
@@ -49,6 +71,7 @@ export class DedupIndex {
 
   /** Removes the entry of `seq`, added under `norm` (nothing when it is not there). */
   remove(norm: string, seq: number): void {
+    this.settle();
     const hash = dedupHash(norm);
     const slot = this.#slots.get(hash);
     if (slot === undefined) return;
@@ -64,6 +87,7 @@ export class DedupIndex {
 
   /** Ids of the live entries whose dedup form is `norm`, the first added first; undefined when there is none. */
   get(norm: string): string[] | undefined {
+    this.settle();
     const slot = this.#slots.get(dedupHash(norm));
     if (slot === undefined) return undefined;
     const ids: string[] = [];
@@ -76,6 +100,7 @@ export class DedupIndex {
 
   /** Every dedup form held, with its entries' ids (for tests and inspection: it computes each form again). */
   *[Symbol.iterator](): IterableIterator<[string, string[]]> {
+    this.settle();
     const forms = new Map<string, string[]>();
     for (const slot of this.#slots.values()) {
       for (const seq of typeof slot === "number" ? [slot] : slot) {

@@ -362,16 +362,23 @@ export class EntryState {
     built.vectors.reserve(vectors);
     const tile = new VectorTile(this.#dim, built.vectors);
     const blocks: BlockVectors[] = [];
-    for (const record of shard.entries) this.#index(built, record, tile, blocks);
+    // The dedup forms, when the dedup index is filled later (a user read from a section: see below): per live entry its
+    // seq and form (null: its ASCII content in lower case; undefined: not stored, computed then).
+    const dedup: DeferredDedup = { seqs: [], forms: [] };
+    for (const record of shard.entries) this.#index(built, record, tile, blocks, dedup);
     tile.flush();
     built.vectors.trim();
     let bytes = 0;
-    if (blocks.length === 0) bytes = this.#slimAll(built, null);
-    else {
+    if (blocks.length === 0) {
+      this.#fillDedup(built, dedup);
+      bytes = this.#slimAll(built, null);
+    } else {
       // Counted now, moved off the block when the vectors are added (#addDeferred): the counts do not depend on where a vector is.
       for (const record of shard.entries) bytes += contentBytes(record);
       for (const block of blocks) built.vectors.defer(block);
       this.#vectorsDeferred.set(built, 0);
+      // A recall reads no dedup form: the index is filled when something reads or changes it, or with the vectors.
+      built.dedup.defer(() => this.#fillDedup(built, dedup));
     }
     const userId = shard.entries[0]!.userId;
     this.#unbuilt.delete(shard);
@@ -389,6 +396,7 @@ export class EntryState {
    */
   #addDeferred(shard: UserShard): void {
     if (!this.#vectorsDeferred.delete(shard)) return;
+    shard.dedup.settle();
     const index = shard.vectors;
     index.reserve(index.size);
     index.undefer();
@@ -406,6 +414,19 @@ export class EntryState {
     tile.flush();
     index.trim();
     this.#slimAll(shard, held);
+  }
+
+  /** Adds the dedup forms a build collected ({@link #index}) to the shard's dedup index, in seq order. */
+  #fillDedup(shard: UserShard, dedup: DeferredDedup): void {
+    const { seqs, forms } = dedup;
+    for (let i = 0; i < seqs.length; i++) {
+      const seq = seqs[i]!;
+      const form = forms[i];
+      if (form === null) shard.dedup.addLowerAscii(this.#bySeq.get(seq)!.content, seq);
+      else shard.dedup.add(form ?? normalizeForDedupOnce(this.#bySeq.get(seq)!.content), seq);
+    }
+    seqs.length = 0;
+    forms.length = 0;
   }
 
   /** Every user with entries: loaded or not. */
@@ -614,7 +635,7 @@ export class EntryState {
    * `tile`: part of building a whole shard, where every text comes once (the tokenizer's memo of
    * recent texts is skipped) and vectors go to the index a tile at a time.
    */
-  #index(shard: UserShard, record: EntryRecord, tile?: VectorTile, deferTo?: BlockVectors[]): void {
+  #index(shard: UserShard, record: EntryRecord, tile?: VectorTile, deferTo?: BlockVectors[], dedup?: DeferredDedup): void {
     if (!isLive(record.status)) return;
     const bulk = tile !== undefined;
     // Read with the record from a format-6 snapshot (persistence/text-forms.ts): its tokens, counted, and its dedup form.
@@ -635,8 +656,10 @@ export class EntryState {
         shard.vectors.add(record.seq, normalize(this.#unit));
       }
     }
-    if (known && forms.dedup === null) shard.dedup.addLowerAscii(record.content, record.seq);
-    else shard.dedup.add(known ? forms.dedup! : bulk ? normalizeForDedupOnce(record.content) : normalizeForDedup(record.content), record.seq);
+    if (dedup !== undefined) {
+      dedup.seqs.push(record.seq);
+      dedup.forms.push(known ? forms.dedup : undefined);
+    } else shard.dedup.add(normalizeForDedup(record.content), record.seq);
     if (record.key !== undefined) {
       const slot = shard.keys.get(record.key);
       if (slot === undefined) shard.keys.set(record.key, [record.seq]);
@@ -760,6 +783,13 @@ class VectorTile implements SparsePairSink {
     this.#index.addSparseRows(this.#pairDocs, n, this.#components!, this.#componentsAt, this.#values!, this.#valuesAt, this.#counts);
     this.#pairDocs.length = 0;
   }
+}
+
+/** The dedup forms of a build's live entries, in seq order (see {@link EntryState}, `#fillDedup`). */
+interface DeferredDedup {
+  seqs: number[];
+  /** null: the entry's ASCII content in lower case; undefined: computed from the content when filled. */
+  forms: (string | null | undefined)[];
 }
 
 /** Adds (`sign` 1) or takes away (-1) a cold user's catalog counts (bytes stay 0: nothing of the user is in memory). */

@@ -125,3 +125,39 @@ describe("a user loaded from snapshot v6", () => {
     expect(tokenizedAtLoad).toBeGreaterThan(3);
   });
 });
+
+describe("the first adds to a user loaded from snapshot v6", () => {
+  // A user read from a section is built with its vectors and dedup forms left where they are read (state/entry-state.ts):
+  // the first add must still see every duplicate and every fact it changes.
+  it("find duplicates and changed facts as the store that made the entries does (before any recall, and after one)", async () => {
+    for (const recallFirst of [false, true]) {
+      const random = seededRandom(recallFirst ? 31 : 32);
+      const dir = join(root, `s${++counter}`);
+      const made = await MemoryStore.open(dir);
+      const first = sentences(random, 40);
+      for (const text of first) await made.add("ann", text);
+      const next = [...first.slice(0, 8), ...sentences(random, 12), "I live in Paris", "I moved to Oslo", "I like coffee a lot"];
+      const outcomes = async (mem: MemoryStore): Promise<unknown[]> => {
+        if (recallFirst) await mem.recall("ann", "where do I live");
+        const out: unknown[] = [];
+        for (const text of next) out.push((await mem.add("ann", text)).facts.map((f) => [f.action, f.content, f.replaced?.length ?? 0]));
+        out.push((await mem.list("ann", { status: "all" })).map((e) => [e.content, e.status]));
+        return out;
+      };
+      await made.close();
+      // The same adds on the store as written (reopened) and on a copy of its entries in memory, loaded as they were.
+      const reopened = await MemoryStore.open(dir);
+      const expected = await MemoryStore.open(":memory:");
+      const lines: string[] = [];
+      for await (const line of reopened.export()) lines.push(line);
+      await expected.import(lines);
+      const got = await outcomes(reopened);
+      const want = await outcomes(expected);
+      expect(got).toEqual(want);
+      // Duplicates were found (the repeats of the first texts), and at least one fact replaced another.
+      expect(JSON.stringify(got)).toContain('"duplicate"');
+      await reopened.close();
+      await expected.close();
+    }
+  });
+});
