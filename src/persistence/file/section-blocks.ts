@@ -472,6 +472,8 @@ class SectionVectors implements BlockVectors {
   readonly #indexAt: Int32Array;
   readonly #stored: Int32Array;
   #length = 0;
+  /** Where {@link #find} last found a seq. */
+  #hint = 0;
   /** The section's text forms (null: made by another tokenizer), and per entry here its pairs' range and dedup form (made with the first kept). */
   readonly #terms: readonly string[];
   readonly #ids: Uint32Array | null;
@@ -564,12 +566,16 @@ class SectionVectors implements BlockVectors {
 
   #find(seq: number): number {
     const seqs = this.#seqs;
+    // A build reads its records in seq order, several times each: the next one, or the same one, is tried first.
+    const hint = this.#hint;
+    if (hint < this.#length && seqs[hint] === seq) return hint;
+    if (hint + 1 < this.#length && seqs[hint + 1] === seq) return (this.#hint = hint + 1);
     let lo = 0;
     let hi = this.#length - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
       const at = seqs[mid]!;
-      if (at === seq) return mid;
+      if (at === seq) return (this.#hint = mid);
       if (at < seq) lo = mid + 1;
       else hi = mid - 1;
     }
