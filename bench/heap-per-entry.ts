@@ -1,8 +1,10 @@
 // Heap per loaded entry: a store's entries in memory with every user's indexes built, hashing embedder.
 //
 // Usage: node --expose-gc --import tsx bench/heap-per-entry.ts [entries, default 100000] [users, default 1]
-// Imports `entries` distinct statements (one user, or spread over `users`) into a file store, reopens it, recalls once
-// per user (which loads the user and builds its vector, BM25 and dedup indexes; NO_INDEX=1: loads only), and reports the growth of heapUsed + arrayBuffers (typed
+// Imports `entries` distinct statements (one user, or spread over `users`) into a file store, reopens it, recalls four times
+// per user (which loads the user and builds its BM25 index at the first, its vector and dedup indexes at the fourth: a user read
+// from a snapshot keeps its vectors where they were read until its first write or fourth read; READS=1: the state after one
+// recall; NO_INDEX=1: loads only), and reports the growth of heapUsed + arrayBuffers (typed
 // arrays' data lives outside the JS heap) / entries, both taken after a full GC, with the export text generated lazily so it is not counted. Also prints the store's own
 // estimate (stats().loadedBytes / entries) for comparison. Issue 17's target: at most 2 KiB per entry.
 
@@ -74,8 +76,9 @@ export async function heapPerEntry(n: number, users: number): Promise<{ perEntry
     const mem = await MemoryStore.open(path, { sync: "none" });
     const before = heapAfterGc();
     for (let u = 0; u < users; u++) {
-      if (process.env["NO_INDEX"] === undefined) await mem.recall(`user-${u}`, "who did I meet in Berlin");
-      else await mem.list(`user-${u}`);
+      if (process.env["NO_INDEX"] === undefined) {
+        for (let r = 0; r < Number(process.env["READS"] ?? 4); r++) await mem.recall(`user-${u}`, "who did I meet in Berlin");
+      } else await mem.list(`user-${u}`);
     }
     const after = heapAfterGc();
     const stats = await mem.stats();

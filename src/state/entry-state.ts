@@ -366,6 +366,8 @@ export class EntryState {
     // seq and form (null: its ASCII content in lower case; undefined: not stored, computed then).
     const dedup: DeferredDedup = { seqs: [], forms: [] };
     for (const record of shard.entries) this.#index(built, record, tile, blocks, dedup);
+    // The slot would keep the section's shared token arrays alive.
+    Object.assign(this.#forms, textFormsSlot());
     tile.flush();
     built.vectors.trim();
     let bytes = 0;
