@@ -635,7 +635,9 @@ export class EntryState {
 
   /**
    * `tile`: part of building a whole shard, where every text comes once (the tokenizer's memo of
-   * recent texts is skipped) and vectors go to the index a tile at a time.
+   * recent texts is skipped); a vector still in its section's block is left there for the index to read
+   * (its block goes to `deferTo`), the others go to the index a tile at a time; `dedup` collects the
+   * dedup forms, filled later (see `#fillDedup`).
    */
   #index(shard: UserShard, record: EntryRecord, tile?: VectorTile, deferTo?: BlockVectors[], dedup?: DeferredDedup): void {
     if (!isLive(record.status)) return;
