@@ -1,7 +1,7 @@
 // A frozen batch of the vector index's mostly-zero vectors, stored inverted: per component, the rows that use it and their values.
 
 import { INTEGER_SHIFT, MOMENT_SCALE, type ScoreSink } from "./score-sink.ts";
-import type { SparseRows } from "./sparse-rows.ts";
+import type { PairBatch, SparseRows } from "./sparse-rows.ts";
 
 /**
  * Most rows a block holds: rows are Uint16 inside a block, and the vector index's location codes keep
@@ -85,26 +85,16 @@ export class InvertedBlock {
       at[s] = tail.start(s);
       counts[s] = tail.nonZero(s);
     }
-    return InvertedBlock.fromPairs(tail.docs, 0, n, tail.components, at, tail.values, at, counts, dim);
+    return InvertedBlock.fromPairs({ docs: tail.docs, components: tail.components, componentsAt: at, values: tail.values, valuesAt: at, counts }, 0, n, dim);
   }
 
   /**
-   * Vectors `first`..`first + n` of a batch as a block (vector `first + s` as row s): vector i's `counts[i]` non-zero
-   * pairs are its components from `componentsAt[i]` in `components` and their values from `valuesAt[i]` in `values`
-   * (in any order inside a vector; each component once). O(pairs + dim): one pass counts each component's postings,
-   * one fills them, so every array is allocated once, at its size.
+   * Vectors `first`..`first + n` of `batch` as a block (vector `first + s` as row s; its pairs in any order, each
+   * component once). O(pairs + dim): one pass counts each component's postings, one fills them, so every array is
+   * allocated once, at its size.
    */
-  static fromPairs(
-    docs: ArrayLike<number>,
-    first: number,
-    n: number,
-    components: Uint8Array | Uint16Array,
-    componentsAt: Int32Array,
-    values: Float32Array,
-    valuesAt: Int32Array,
-    counts: Int32Array,
-    dim: number,
-  ): InvertedBlock {
+  static fromPairs(batch: PairBatch, first: number, n: number, dim: number): InvertedBlock {
+    const { docs, components, componentsAt, values, valuesAt, counts } = batch;
     const starts = new Int32Array(dim + 1);
     for (let s = 0; s < n; s++) {
       for (let k = componentsAt[first + s] as number, end = k + (counts[first + s] as number); k < end; k++) {

@@ -299,6 +299,20 @@ export class SparseRows {
   }
 }
 
+/**
+ * Sparse vectors given by their non-zero pairs where they are stored (a section's block, or {@link SparseRows}'
+ * arena): vector i, of doc `docs[i]`, has `counts[i]` pairs, its components from `componentsAt[i]` in `components`
+ * and their values from `valuesAt[i]` in `values`.
+ */
+export interface PairBatch {
+  readonly docs: ArrayLike<number>;
+  readonly components: Uint8Array | Uint16Array;
+  readonly componentsAt: Int32Array;
+  readonly values: Float32Array;
+  readonly valuesAt: Int32Array;
+  readonly counts: Int32Array;
+}
+
 /** {@link SparseRows.addPairs}'s counts per partial sum, shared. */
 const laneScratch = new Int32Array(4);
 

@@ -2,7 +2,7 @@
 
 import { InvertedBlock, MAX_BLOCK_ROWS, queryTerms } from "./inverted-block.ts";
 import type { ScoreSink } from "./score-sink.ts";
-import { SparseRows } from "./sparse-rows.ts";
+import { SparseRows, type PairBatch } from "./sparse-rows.ts";
 
 /** Bits of a location code that give the row inside a block (MAX_BLOCK_ROWS = 2^13). */
 const ROW_BITS = 13;
@@ -72,24 +72,15 @@ export class SparseVectors {
   }
 
   /**
-   * Adds vectors `0..n` of a batch (vector i: `counts[i]` pairs, components from `componentsAt[i]` in
-   * `components` and values from `valuesAt[i]` in `values`, as {@link addPairs} takes one), telling `moved` each
-   * one's code. Each whole `blockRows` of the batch becomes a block straight from the batch's pairs, without
-   * passing through the rows; the rest go to the rows.
+   * Adds vectors `0..n` of `batch`, telling `moved` each one's code. Each whole `blockRows` of the batch becomes a
+   * block straight from the batch's pairs, without passing through the rows; the rest go to the rows.
    */
-  addBatch(
-    docs: readonly number[],
-    n: number,
-    components: Uint8Array | Uint16Array,
-    componentsAt: Int32Array,
-    values: Float32Array,
-    valuesAt: Int32Array,
-    counts: Int32Array,
-  ): void {
+  addBatch(batch: PairBatch, n: number): void {
     const size = this.#blockRows;
+    const { docs, components, componentsAt, values, valuesAt, counts } = batch;
     for (let i = 0; i < n;) {
       if (n - i >= size) {
-        const id = this.#place(InvertedBlock.fromPairs(docs, i, size, components, componentsAt, values, valuesAt, counts, this.#dim));
+        const id = this.#place(InvertedBlock.fromPairs(batch, i, size, this.#dim));
         for (let s = 0; s < size; s++) this.#moved(docs[i + s] as number, blockCode(id, s));
         i += size;
         continue;

@@ -3,7 +3,7 @@
 import { invalidArgument } from "../errors.ts";
 import { checkVector } from "../embedding/vector-math.ts";
 import { checkDoc, checkK, TopK, type ScoredDoc } from "./top-k.ts";
-import { queryValues } from "./sparse-rows.ts";
+import { queryValues, type PairBatch } from "./sparse-rows.ts";
 import { SparseVectors } from "./sparse-vectors.ts";
 import { INTEGER_SHIFT, MOMENT_SCALE, ScoreSink } from "./score-sink.ts";
 
@@ -85,7 +85,7 @@ export interface DeferredVectors {
 }
 
 /** {@link VectorIndex.addSparseRows}'s checks of the docs and counts, out of the method (a method with a loop and private fields was deoptimised at every call). */
-function checkSparseBatch(docs: readonly number[], n: number, counts: Int32Array, limit: number, slots: Map<number, number>): void {
+function checkSparseBatch(docs: ArrayLike<number>, n: number, counts: Int32Array, limit: number, slots: Map<number, number>): void {
   for (let i = 0; i < n; i++) {
     const doc = docs[i] as number;
     checkDoc("VectorIndex.addSparseRows", doc);
@@ -289,26 +289,17 @@ export class VectorIndex {
   }
 
   /**
-   * Adds `n` unit-length vectors given by their non-zero pairs, the same as that many {@link add} calls
-   * would hold (not necessarily in the same slots), without a dense copy of any: doc `docs[i]` (strictly
-   * ascending) has `counts[i]` pairs (at most {@link sparseLimit}), components strictly ascending below
-   * `dim` from `componentsAt[i]` in `components`, values (finite, none ±0) from `valuesAt[i]` in `values`.
-   * The docs and counts are checked before anything is written (a refused batch adds nothing); the pairs
-   * are the caller's to check, in the pass it makes over them anyway: a user's build reads them from a
+   * Adds vectors `0..n` of `batch` (unit length, given by their non-zero pairs), the same as that many {@link add}
+   * calls would hold (not necessarily in the same slots), without a dense copy of any: the docs strictly ascending,
+   * each vector with at most {@link sparseLimit} pairs, components strictly ascending below `dim`, values finite
+   * and none ±0. The docs and counts are checked before anything is written (a refused batch adds nothing); the
+   * pairs are the caller's to check, in the pass it makes over them anyway: a user's build reads them from a
    * section's block, checked when the section was read and again by `unitAsStored` (embedding/vector-math.ts).
    */
-  addSparseRows(
-    docs: readonly number[],
-    n: number,
-    components: Uint8Array | Uint16Array,
-    componentsAt: Int32Array,
-    values: Float32Array,
-    valuesAt: Int32Array,
-    counts: Int32Array,
-  ): void {
+  addSparseRows(batch: PairBatch, n: number): void {
     this.#notDeferred("addSparseRows");
-    checkSparseBatch(docs, n, counts, this.#sparseLimit, this.#slots);
-    this.#sparse.addBatch(docs, n, components, componentsAt, values, valuesAt, counts);
+    checkSparseBatch(batch.docs, n, batch.counts, this.#sparseLimit, this.#slots);
+    this.#sparse.addBatch(batch, n);
   }
 
   /**

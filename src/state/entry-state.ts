@@ -784,7 +784,15 @@ class VectorTile implements SparsePairSink {
   #flushPairs(): void {
     const n = this.#pairDocs.length;
     if (n === 0) return;
-    this.#index.addSparseRows(this.#pairDocs, n, this.#components!, this.#componentsAt, this.#values!, this.#valuesAt, this.#counts);
+    const batch = {
+      docs: this.#pairDocs,
+      components: this.#components!,
+      componentsAt: this.#componentsAt,
+      values: this.#values!,
+      valuesAt: this.#valuesAt,
+      counts: this.#counts,
+    };
+    this.#index.addSparseRows(batch, n);
     this.#pairDocs.length = 0;
   }
 }

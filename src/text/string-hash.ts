@@ -15,6 +15,12 @@ export function hashRange(text: string, start: number, end: number, seed: number
     h ^= text.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
   }
+  return fmix32(h);
+}
+
+/** murmur3's finalisation of a 32-bit hash: every input bit reaches every output bit. Unsigned result. */
+function fmix32(hash: number): number {
+  let h = hash;
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;
@@ -64,11 +70,5 @@ function pairsHash(text: string, seed: number, lower: boolean): number {
     k = (k << 15) | (k >>> 17);
     h ^= Math.imul(k, 0x1b873593);
   }
-  h ^= length;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
+  return fmix32(h ^ length);
 }

@@ -4,12 +4,11 @@
 
 import { describe, it, expect } from "vitest";
 import type { EntryRecord } from "../../src/types.ts";
-import { entryFromJson, entryJsonText } from "../../src/persistence/record-codec.ts";
-import { SectionBlocks, encodeBlocksLine } from "../../src/persistence/file/section-blocks.ts";
 import { blockOf, isLean, vectorLayout } from "../../src/state/lean-record.ts";
 import { Change, EntryState } from "../../src/state/entry-state.ts";
 import { entryRecord } from "../helpers/entry-record.ts";
 import { seededRandom } from "../helpers/seeded-random.ts";
+import { decodePlain, decodeWithBlock } from "../helpers/section-decode.ts";
 
 const DIM = 16;
 
@@ -61,23 +60,6 @@ function entries(): EntryRecord[] {
     );
   }
   return out;
-}
-
-/** The section read as sectioned-snapshot.ts reads it: block line, then each entry line with the block. */
-function decodeWithBlock(records: readonly EntryRecord[]): EntryRecord[] {
-  const blocks = new SectionBlocks(encodeBlocksLine("ann", records).slice(0, -1), "ann", records.length);
-  const out = records.map((e) => {
-    const read = entryFromJson(JSON.parse(entryJsonText(e, true, false, true)), blocks);
-    blocks.take(read);
-    return read;
-  });
-  blocks.finish();
-  return out;
-}
-
-/** The same lines decoded with their own vectors (no block to leave them in). */
-function decodePlain(records: readonly EntryRecord[]): EntryRecord[] {
-  return records.map((e) => entryFromJson(JSON.parse(entryJsonText(e, true))));
 }
 
 function loaded(records: readonly EntryRecord[]): EntryState {

@@ -5,14 +5,13 @@
 
 import { describe, it, expect, vi } from "vitest";
 import type { EntryRecord } from "../../src/types.ts";
-import { entryFromJson, entryJsonText } from "../../src/persistence/record-codec.ts";
-import { SectionBlocks, encodeBlocksLine } from "../../src/persistence/file/section-blocks.ts";
 import { Change, EntryState } from "../../src/state/entry-state.ts";
 import { VectorIndex } from "../../src/indexes/vector-index.ts";
 import { dot, normalize, sparseSelfDot, storedSelfDot, unitAsStored } from "../../src/embedding/vector-math.ts";
 import { entryRecord } from "../helpers/entry-record.ts";
 import { normalizeForDedup } from "../../src/text/tokenizer.ts";
 import { seededRandom } from "../helpers/seeded-random.ts";
+import { decodePlain, decodeWithBlock } from "../helpers/section-decode.ts";
 
 function bits(vector: Float32Array | null | undefined): number[] | null {
   return vector == null ? null : [...new Uint32Array(vector.buffer, vector.byteOffset, vector.length)];
@@ -63,21 +62,6 @@ function entries(seed: number, count: number, dim: number): EntryRecord[] {
     );
   }
   return out;
-}
-
-function decodeWithBlock(records: readonly EntryRecord[]): EntryRecord[] {
-  const blocks = new SectionBlocks(encodeBlocksLine("ann", records).slice(0, -1), "ann", records.length);
-  const out = records.map((e) => {
-    const read = entryFromJson(JSON.parse(entryJsonText(e, true, false, true)), blocks);
-    blocks.take(read);
-    return read;
-  });
-  blocks.finish();
-  return out;
-}
-
-function decodePlain(records: readonly EntryRecord[]): EntryRecord[] {
-  return records.map((e) => entryFromJson(JSON.parse(entryJsonText(e, true))));
 }
 
 function loaded(dim: number, records: readonly EntryRecord[]): EntryState {
