@@ -1,7 +1,7 @@
 // CRC-32 against known check values and a bit-by-bit reference.
 
 import { describe, it, expect } from "vitest";
-import { crc32, crc32Update, crc32UpdateAscii, crc32UpdateJs, useNativeCrc32 } from "./crc32.ts";
+import { crc32, crc32Combine, crc32Update, crc32UpdateAscii, crc32UpdateJs, useNativeCrc32 } from "./crc32.ts";
 
 function reference(bytes: Uint8Array): number {
   let c = 0xffffffff;
@@ -79,6 +79,35 @@ describe("crc32", () => {
       expect(crc32Update(0, long)).toBe(reference(long));
     } finally {
       useNativeCrc32(null);
+    }
+  });
+});
+
+describe("crc32Combine", () => {
+  it("gives the CRC of two byte runs one after the other from their own CRCs and the second's length (seeded, empty runs too)", () => {
+    let seed = 99;
+    const random = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    const bytes = (n: number): Uint8Array => Uint8Array.from({ length: n }, () => Math.floor(random() * 256));
+    const check = new TextEncoder().encode("123456789");
+    expect(crc32Combine(crc32Update(0, check.subarray(0, 5)), crc32Update(0, check.subarray(5)), 4)).toBe(0xcbf43926);
+    for (let run = 0; run < 300; run++) {
+      const a = bytes(Math.floor(random() * 3000));
+      const b = bytes(run % 10 === 0 ? 0 : Math.floor(random() * (run % 7 === 0 ? 70_000 : 300)));
+      const both = new Uint8Array(a.length + b.length);
+      both.set(a);
+      both.set(b, a.length);
+      expect(crc32Combine(crc32Update(0, a), crc32Update(0, b), b.length)).toBe(crc32Update(0, both));
+    }
+  });
+
+  it("is associative at lengths past 32 bits (a snapshot's parts may pass 4 GiB in all)", () => {
+    let seed = 7;
+    const random = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    for (let run = 0; run < 200; run++) {
+      const [c1, c2, c3] = [random(), random(), random()].map((x) => Math.floor(x * 2 ** 32)) as [number, number, number];
+      const l2 = Math.floor(random() * 2 ** 40);
+      const l3 = Math.floor(random() * 2 ** 40);
+      expect(crc32Combine(crc32Combine(c1, c2, l2), c3, l3)).toBe(crc32Combine(c1, crc32Combine(c2, c3, l3), l2 + l3));
     }
   });
 });

@@ -327,6 +327,35 @@ for (const version of [6, 5] as const)
       expect([...seen].some((s) => s.startsWith("sections: refused when"))).toBe(true);
     });
 
+    it("a changed digit of the trailer's whole-file CRC is STORE_CORRUPTED at open, as the full read finds it", async () => {
+      const base = await buildStore();
+      if (version === 5) await toV5(base);
+      const bytes = readFileSync(slotPath(base));
+      const trailer = bytes.subarray(layout(bytes).trailer).toString("utf8");
+      const field = trailer.lastIndexOf('"crc":') + '"crc":'.length;
+      const digits = trailer.indexOf("}", field) - field;
+      expect(digits).toBeGreaterThan(0);
+      for (let d = 0; d < digits; d++) {
+        const at = layout(bytes).trailer + field + d;
+        const was = bytes[at]! - 48;
+        // Another digit, and not a leading zero (the trailer's grammar would refuse that as it refuses any non-number).
+        const other = (was + 1 + (d === 0 && was === 8 ? 1 : 0)) % 10 || (d === 0 ? 1 : 0);
+        const label = `crc digit ${d}: ${was} -> ${other}`;
+        const dir = freshDir();
+        copyDir(base, dir);
+        const damaged = Buffer.from(bytes);
+        damaged[at] = 48 + other;
+        writeFileSync(slotPath(dir), damaged);
+        const backend = new FileBackend(dir);
+        const opened = await outcome(() => backend.openCatalog());
+        expect(opened, label).toMatchObject({ code: "STORE_CORRUPTED" });
+        expect((opened as { message: string }).message, label).toMatch(/CRC/);
+        await backend.close();
+        expect(await outcome(() => new FileBackend(dir, { readOnly: true }).load()), label).toMatchObject({ code: "STORE_CORRUPTED" });
+        removeDir(dir);
+      }
+    });
+
     it("with head unreadable, a slot whose table is damaged is not a candidate: the other complete slot with its journal is used", async () => {
       const dir = await buildStore();
       if (version === 5) await toV5(dir);

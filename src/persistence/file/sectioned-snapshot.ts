@@ -4,7 +4,7 @@
 import type { EntryRecord } from "../../types.ts";
 import type { CatalogUser, EmbedderIdentity } from "../backend.ts";
 import { entryFromJson, entryJsonText } from "../record-codec.ts";
-import { crc32Update } from "../crc32.ts";
+import { crc32Combine, crc32Update } from "../crc32.ts";
 import { countEntry, emptyCatalogUser } from "../user-catalog.ts";
 import { decodeUtf8, encodeUtf8 } from "../line-reader.ts";
 import { readRange, type FileSystem } from "./file-system.ts";
@@ -316,7 +316,7 @@ export async function readSectionTable(fs: FileSystem, path: string, header: Uin
   if (lineStart === 0 && tailLength === MAX_TRAILER_BYTES) throw new FormatError(0, "the last line is not a trailer (the slot was not completely written)");
   const m = TRAILER.exec(decodeUtf8(tail.subarray(lineStart, tail.length - 1)) ?? "");
   if (m === null) throw new FormatError(0, "the last line is not a trailer (the slot was not completely written, or it was damaged)");
-  const [end, count, users, table, tableBytes, tableCrc] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const [end, count, users, table, tableBytes, tableCrc, fileCrc] = m.slice(1, 8).map(Number) as [number, number, number, number, number, number, number];
   if (end !== meta.version) throw new FormatError(0, `the trailer ends a v${end} slot but the header says v${meta.version}`);
   const trailerStart = size - tailLength + lineStart;
   if (table < headerBytes || table + tableBytes !== trailerStart) {
@@ -356,6 +356,15 @@ export async function readSectionTable(fs: FileSystem, path: string, header: Uin
   if (expected !== table) throw new FormatError(0, `the sections end at byte ${expected} but the table starts at byte ${table}`);
   if (sections.length !== users || total !== count) {
     throw new FormatError(0, `the trailer counts ${count} entries of ${users} users but the table holds ${total} of ${sections.length}`);
+  }
+  // The whole file's CRC (the trailer's last number), from its parts' CRCs without reading the sections: a damaged
+  // trailer is found at this open, as a full read finds it (snapshot-format.ts), not only at the next full read.
+  let whole = crc32Update(0, header);
+  whole = crc32Update(whole, new Uint8Array([NEWLINE]));
+  for (const section of sections) whole = crc32Combine(whole, section.crc, section.length);
+  whole = crc32Combine(whole, crc32Update(0, tableData), tableBytes);
+  if (whole !== fileCrc) {
+    throw new FormatError(0, `the file's CRC does not match (trailer ${fileCrc}, computed from its parts ${whole}): the trailer or the table is damaged`);
   }
   return { ...meta, count, sections, headerBytes };
 }
