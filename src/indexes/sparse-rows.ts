@@ -43,12 +43,7 @@ export class SparseRows {
 
   /** Appends the non-zero components of `dim` values of `vector` from `offset` (`count` of them, counted by the caller) as a new slot; returns the slot. */
   add(doc: number, vector: Float32Array, offset: number, count: number): number {
-    const slot = this.docs.length;
-    if (slot === this.#starts.length) {
-      const capacity = Math.max(8, slot + (slot >> 2));
-      this.#starts = grown(new Int32Array(capacity), this.#starts);
-      this.#ends = grown(new Uint16Array(4 * capacity), this.#ends);
-    }
+    const slot = this.#nextSlot();
     this.#reserve(count);
     const components = this.#components;
     const values = this.#values;
@@ -85,12 +80,7 @@ export class SparseRows {
    * same slot as {@link add} makes of that vector.
    */
   addPairs(doc: number, components: Uint8Array | Uint16Array, componentsAt: number, values: Float32Array, valuesAt: number, count: number): number {
-    const slot = this.docs.length;
-    if (slot === this.#starts.length) {
-      const capacity = Math.max(8, slot + (slot >> 2));
-      this.#starts = grown(new Int32Array(capacity), this.#starts);
-      this.#ends = grown(new Uint16Array(4 * capacity), this.#ends);
-    }
+    const slot = this.#nextSlot();
     this.#reserve(count);
     const end4 = this.#end4;
     const first = this.#used;
@@ -123,6 +113,17 @@ export class SparseRows {
     this.#starts[slot] = first;
     this.#used = at;
     this.docs.push(doc);
+    return slot;
+  }
+
+  /** The slot the next vector takes, with room for its start and group ends (grown by a quarter). */
+  #nextSlot(): number {
+    const slot = this.docs.length;
+    if (slot === this.#starts.length) {
+      const capacity = Math.max(8, slot + (slot >> 2));
+      this.#starts = grown(new Int32Array(capacity), this.#starts);
+      this.#ends = grown(new Uint16Array(4 * capacity), this.#ends);
+    }
     return slot;
   }
 

@@ -4,6 +4,7 @@ import { entryFromJson, entryJsonText, entryToJson } from "./record-codec.ts";
 import { bytesToBase64, vectorToBase64 } from "./base64.ts";
 import { ENTRY_KINDS, ENTRY_STATUSES, type EntryRecord, type JsonValue } from "../types.ts";
 import { lifecycleArbitrary } from "../../test/helpers/lifecycle-arbitrary.ts";
+import { entryRecord } from "../../test/helpers/entry-record.ts";
 import { lifecycleFromJson, lifecycleToJson } from "./lifecycle-codec.ts";
 
 const json: fc.Arbitrary<JsonValue> = fc.jsonValue() as fc.Arbitrary<JsonValue>;
@@ -215,23 +216,15 @@ function entryOf(): EntryRecord {
 
 describe("entryFromJson, objects shared between records", () => {
   const text = (seq: number, lifecycle: object, metadata: object = {}): string =>
-    entryJsonText({ ...plain(seq), lifecycle: lifecycle as EntryRecord["lifecycle"], metadata: metadata as EntryRecord["metadata"] }, true);
+    entryJsonText(
+      {
+        ...entryRecord({ id: `e${seq}`, userId: "ann", seq }),
+        lifecycle: lifecycle as EntryRecord["lifecycle"],
+        metadata: metadata as EntryRecord["metadata"],
+      },
+      true,
+    );
   const line = (seq: number, lifecycle: object, metadata: object = {}): unknown => JSON.parse(text(seq, lifecycle, metadata));
-  function plain(seq: number): EntryRecord {
-    return {
-      id: `e${seq}`,
-      userId: "ann",
-      content: `fact ${seq}`,
-      kind: "fact",
-      status: "active",
-      createdAt: 1,
-      updatedAt: 1,
-      seq,
-      metadata: {},
-      lifecycle: {},
-      embedding: null,
-    };
-  }
 
   it("shares one frozen empty metadata and one frozen lifecycle for equal runs, and writes and copies them as before", () => {
     const a = entryFromJson(line(1, { extractor: "patterns" }));
